@@ -1,0 +1,118 @@
+"""The autograder's command line: ``python -m autograder COMMAND``.
+
+Run it from the repository root, which is the nbgrader course directory. See
+``../shared/spec/assignments.md`` (the contract) and the README's instructor section.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .course import Course
+from .nbgrader_setup import DEFAULT_TIMEOUT
+
+
+def _release(course: Course, args: argparse.Namespace) -> int:
+    from .release import release
+
+    for name in release(course, args.assignments or None):
+        print(f"released {name} -> {course.release / name} (checked: no solution, no hidden test)")
+    return 0
+
+
+def _collect(course: Course, args: argparse.Namespace) -> int:
+    from .collect import CollectError, collect
+
+    try:
+        collected, skipped = collect(course, args.path, args.assignment)
+    except CollectError as error:
+        print(f"collect: {error}", file=sys.stderr)
+        return 2
+    for item in collected:
+        print(f"{item.student:30s} {item.assignment:25s} <- {item.source}")
+    for path in skipped:
+        print(f"not a submission, skipped: {path}", file=sys.stderr)
+    print(f"collected {len(collected)} submission(s) into {course.submitted}")
+    return 0
+
+
+def _grade(course: Course, args: argparse.Namespace) -> int:
+    from .grading import grade
+
+    outcomes = grade(course, args.assignments or None, jobs=args.jobs, timeout=args.timeout)
+    for o in outcomes:
+        max_score = sum(c.max_score for c in o.cells)
+        note = f"  ({'; '.join(o.reasons)})" if o.reasons else ""
+        print(f"{o.student:30s} {o.assignment:25s} {o.score:6g} / {max_score:g}  "
+              f"[{o.seconds:.1f} s]{note}")
+    print(f"graded {len(outcomes)} submission(s)")
+    return 0
+
+
+def _feedback(course: Course, args: argparse.Namespace) -> int:
+    from .feedback import feedback
+
+    pages = feedback(course, args.assignments or None)
+    print(f"wrote feedback for {len(pages)} submission(s) into {course.feedback}")
+    return 0
+
+
+def _export(course: Course, args: argparse.Namespace) -> int:
+    from .export import export
+
+    scores = export(course, args.csv, args.json)
+    written = [p for p in (args.csv, args.json) if p] or ["grades.csv", "grades.json"]
+    print(f"exported {len(scores['students'])} student(s) to {', '.join(map(str, written))}")
+    return 0
+
+
+def _validate(course: Course, args: argparse.Namespace) -> int:
+    from .validate import validate
+
+    ok = True
+    for assignment in args.assignments or course.assignments():
+        result = validate(course, assignment, jobs=args.jobs, timeout=args.timeout)
+        print(result.summary())
+        ok &= result.ok
+    return 0 if ok else 1
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(prog="python -m autograder", description=__doc__,
+                                  formatter_class=argparse.RawDescriptionHelpFormatter)
+    top.add_argument("--root", default=".", help="the course directory (default: .)")
+    sub = top.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("release", help="solutions/ -> exercises/, then check the release")
+    p.add_argument("assignments", nargs="*")
+    p.set_defaults(run=_release)
+
+    p = sub.add_parser("collect", help="a folder or .zip of submissions -> submitted/")
+    p.add_argument("path")
+    p.add_argument("--assignment")
+    p.set_defaults(run=_collect)
+
+    for name, run, text in [("grade", _grade, "grade every submitted/<student>/<assignment>/"),
+                            ("validate", _validate, "prove the tests against the catalogue")]:
+        p = sub.add_parser(name, help=text)
+        p.add_argument("assignments", nargs="*")
+        p.add_argument("--jobs", type=int, default=2, help="submissions graded at once")
+        p.add_argument("--timeout", type=int, default=DEFAULT_TIMEOUT,
+                       help="seconds each notebook (and each of its cells) may run")
+        p.set_defaults(run=run)
+
+    p = sub.add_parser("feedback", help="HTML feedback per student, hidden tests hidden")
+    p.add_argument("assignments", nargs="*")
+    p.set_defaults(run=_feedback)
+
+    p = sub.add_parser("export", help="grades as CSV and JSON")
+    p.add_argument("--csv")
+    p.add_argument("--json")
+    p.set_defaults(run=_export)
+    return top
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parser().parse_args(argv)
+    sys.exit(args.run(Course.at(args.root), args))

@@ -1,0 +1,76 @@
+"""`feedback`: an HTML report per student and assignment, with no hidden test in it.
+
+``feedback/<student>/<assignment>/`` gets nbgrader's annotated notebook(s) — run through
+:class:`~autograder.preprocessors.HideHiddenTests` — and an ``index.html`` summary: the
+score, why anything could not be graded, and for each test whether it passed, failed, timed
+out or could not run, with the reason.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from jinja2 import Environment, select_autoescape
+
+from .course import Course
+from .grading import REPORT_NAME, load_outcome
+from .outcome import Outcome
+
+_TEMPLATE = Environment(autoescape=select_autoescape(default=True)).from_string("""\
+<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<title>{{ o.assignment }} — feedback for {{ o.student }}</title>
+<style>
+ body { font-family: system-ui, sans-serif; max-width: 60rem; margin: 2rem auto; padding: 0 1rem; }
+ table { border-collapse: collapse; width: 100%; }
+ td, th { border: 1px solid #ccc; padding: .4rem; }
+ th { background: #f3f3f3; text-align: left; } .passed { color: #1a7f37; } .failed, .timed-out,
+ .could-not-run { color: #b3261e; } pre { white-space: pre-wrap; margin: 0; }
+</style></head><body>
+<h1>{{ o.assignment }}: {{ "%g"|format(o.score) }} / {{ "%g"|format(max_score) }}</h1>
+<p>Student: <strong>{{ o.student }}</strong></p>
+{% if o.reasons %}<h2>What could not be graded</h2><ul>
+{% for reason in o.reasons %}<li>{{ reason }}</li>{% endfor %}</ul>{% endif %}
+<h2>Tests</h2>
+<table><tr><th>test</th><th>notebook</th><th>result</th><th>points</th><th>why</th></tr>
+{% for c in o.cells %}<tr><td><code>{{ c.grade_id }}</code></td><td>{{ c.notebook }}</td>
+<td class="{{ c.status|replace(' ', '-') }}">{{ c.status }}</td>
+<td>{{ "%g"|format(c.score) }} / {{ "%g"|format(c.max_score) }}</td>
+<td><pre>{{ c.message }}</pre></td></tr>
+{% endfor %}</table>
+{% if notebooks %}<h2>Your notebook, as graded</h2><ul>
+{% for nb in notebooks %}<li><a href="{{ nb }}.html">{{ nb }}</a></li>{% endfor %}</ul>
+<p>Hidden tests are not shown; their result and message are.</p>{% endif %}
+</body></html>
+""")
+
+
+def render_summary(outcome: Outcome, notebooks: list[str]) -> str:
+    """The summary page of one graded submission."""
+    max_score = sum(c.max_score for c in outcome.cells)
+    return _TEMPLATE.render(o=outcome, max_score=max_score, notebooks=notebooks)
+
+
+def feedback(course: Course, assignments: list[str] | None = None) -> list[Path]:
+    """Write feedback for every graded submission of ``assignments``; return the pages."""
+    wanted = set(assignments or course.assignments())
+    api = course.api()
+    pages = []
+    for report in sorted(course.autograded.glob(f"*/*/{REPORT_NAME}")):
+        student, assignment = report.parent.parent.name, report.parent.name
+        if assignment not in wanted:
+            continue
+        outcome = load_outcome(course, student, assignment)
+        target = course.feedback / student / assignment
+        graded = sorted(p.stem for p in report.parent.glob("*.ipynb"))
+        if graded:
+            result = api.generate_feedback(assignment, student, force=True)
+            if not result["success"]:
+                outcome.reasons.append("the annotated notebook could not be rendered")
+                graded = []
+        target.mkdir(parents=True, exist_ok=True)
+        (target / REPORT_NAME).unlink(missing_ok=True)   # nbgrader copies it; it is for us
+        page = target / "index.html"
+        page.write_text(render_summary(outcome, graded))
+        pages.append(page)
+    return pages

@@ -1,0 +1,67 @@
+"""The nbgrader settings of the course, in one place.
+
+``nbgrader_config.py`` calls :func:`configure`, and so does the autograder when it builds
+its own configuration for a temporary course directory.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbgrader.preprocessors as nbp
+from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor
+from traitlets.config import Config
+
+from .preprocessors import HideHiddenTests, StderrIsNotAFailure
+
+COURSE_ID = "attention-nlp"
+SOURCE_DIR = "solutions"
+RELEASE_DIR = "exercises"
+DEFAULT_TIMEOUT = 120   # seconds a notebook may run when graded
+
+# nbgrader's default ignore list, plus the notebook sources (see notebook_sources).
+_NBGRADER_IGNORE = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback"]
+STUB = "# YOUR CODE HERE\nraise NotImplementedError()"
+
+
+def notebook_source_names(root: Path) -> list[str]:
+    """File names of the notebook sources: ``solutions/<assignment>/<assignment>.py``.
+
+    Each assignment's notebook is written as a jupytext percent-format script named after
+    the assignment; the release step turns it into ``<assignment>.ipynb``. The script itself
+    is the instructor's copy with the solutions, so it must never be released.
+    """
+    return sorted({p.name for p in (root / SOURCE_DIR).glob("*/*.py")
+                   if p.stem == p.parent.name})
+
+
+def configure(c: Config, root: str | Path, timeout: int = DEFAULT_TIMEOUT) -> Config:
+    """Fill ``c`` with the course's nbgrader settings for the course directory ``root``."""
+    root = Path(root).resolve()
+    c.CourseDirectory.root = str(root)
+    c.CourseDirectory.course_id = COURSE_ID
+    c.CourseDirectory.source_directory = SOURCE_DIR
+    c.CourseDirectory.release_directory = RELEASE_DIR
+    c.CourseDirectory.ignore = _NBGRADER_IGNORE + notebook_source_names(root)
+    c.CourseDirectory.db_url = f"sqlite:///{root / 'gradebook.db'}"
+
+    c.ClearSolutions.code_stub = {"python": STUB}
+    c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
+
+    # Grading: each cell may run `timeout` seconds; honest stderr (warnings) costs no marks.
+    c.Execute.timeout = timeout
+    c.Execute.kernel_name = "python3"
+    c.Autograde.autograde_preprocessors = [
+        nbp.Execute,
+        nbp.IgnorePattern,
+        ClearMetadataPreprocessor,
+        nbp.LimitOutput,
+        StderrIsNotAFailure,
+        nbp.SaveAutoGrades,
+        nbp.AssignLatePenalties,
+        nbp.CheckCellMetadata,
+    ]
+    # Feedback never shows hidden tests, neither their source nor their tracebacks.
+    c.GenerateFeedback.preprocessors = [nbp.GetGrades, HideHiddenTests,
+                                        CSSHTMLHeaderPreprocessor]
+    return c

@@ -1,0 +1,75 @@
+"""`release`: solutions/ -> exercises/, then check that the release gives nothing away."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import jupytext
+import nbformat
+
+from .course import Course
+
+_REGION = re.compile(r"^[ \t]*### BEGIN (SOLUTION|HIDDEN TESTS)[^\n]*\n(.*?)^[ \t]*### END \1",
+                     re.M | re.S)
+_MARKERS = ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS")
+
+
+class ReleaseLeak(RuntimeError):
+    """The student release contains solution code or hidden tests."""
+
+
+def build_source_notebook(course: Course, assignment: str) -> Path:
+    """Write ``solutions/A/A.ipynb`` from its jupytext source ``solutions/A/A.py``."""
+    script = course.source / assignment / f"{assignment}.py"
+    notebook = jupytext.read(script)
+    notebook.metadata.pop("jupytext", None)
+    target = script.with_suffix(".ipynb")
+    nbformat.write(notebook, target)
+    return target
+
+
+def secret_lines(source: nbformat.NotebookNode) -> set[str]:
+    """Lines of code inside solution and hidden-test regions, long enough to be telling."""
+    lines = set()
+    for cell in source.cells:
+        for _, body in _REGION.findall(cell.source):
+            for line in body.splitlines():
+                line = line.strip()
+                if len(line) >= 12 and not line.startswith("#"):
+                    lines.add(line)
+    return lines
+
+
+def check_release(course: Course, assignment: str) -> None:
+    """Raise :class:`ReleaseLeak` if a released file holds a marker or a secret line of code."""
+    source = nbformat.read(course.source / assignment / f"{assignment}.ipynb", as_version=4)
+    secrets = secret_lines(source)
+    release_dir = course.release / assignment
+    if not release_dir.is_dir():
+        raise ReleaseLeak(f"{assignment}: no release in {release_dir}")
+    for path in sorted(release_dir.rglob("*")):
+        if not path.is_file():
+            continue
+        text = path.read_text(errors="replace")
+        found = [m for m in _MARKERS if m in text]
+        if path.suffix == ".ipynb":
+            released = {line.strip() for cell in nbformat.reads(text, as_version=4).cells
+                        for line in cell.source.splitlines()}
+            found += sorted(secrets & released)
+        if found:
+            raise ReleaseLeak(f"{path} gives away: {found[:3]}")
+
+
+def release(course: Course, assignments: list[str] | None = None) -> list[str]:
+    """Generate the student versions of ``assignments`` (default: all) and check them."""
+    api = course.api()
+    names = assignments or course.assignments()
+    for assignment in names:
+        build_source_notebook(course, assignment)
+        result = api.generate_assignment(assignment, force=True, create=True)
+        if not result["success"]:
+            raise RuntimeError(f"nbgrader could not release {assignment}:\n{result['log']}"
+                               f"\n{result.get('error', '')}")
+        check_release(course, assignment)
+    return names

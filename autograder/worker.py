@@ -1,0 +1,166 @@
+"""Grade one submission in a scratch course directory: ``python -m autograder.worker``.
+
+The worker never writes to the course's gradebook. It copies the submission and a snapshot
+of the gradebook into a scratch directory, runs nbgrader's autograder there, and writes an
+:class:`~autograder.outcome.Outcome` (JSON) that the single writer in
+:mod:`autograder.grading` records. The autograded notebooks are copied back into the
+course's ``autograded/<student>/<assignment>/`` for feedback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+import nbformat
+from nbgrader.api import Gradebook, MissingEntry
+
+from .course import Course
+from .outcome import FAILED, NOT_RUN, PASSED, TIMED_OUT, CellResult, Outcome
+
+_MESSAGE_LIMIT = 500
+
+
+def expected_cells(db_url: str, assignment: str) -> dict[str, list[tuple[str, float]]]:
+    """{notebook: [(grade_id, max_score), ...]} of an assignment, from the gradebook."""
+    with Gradebook(db_url) as gb:
+        return {nb.name: [(cell.name, cell.max_score) for cell in nb.grade_cells]
+                for nb in gb.find_assignment(assignment).notebooks}
+
+
+def readable_notebook(path: Path) -> str | None:
+    """``None`` if ``path`` is a notebook nbgrader can grade, else why it is not."""
+    if not path.exists():
+        return f"{path.name} is missing from the submission"
+    try:
+        nb = nbformat.read(path, as_version=4)
+        nbformat.validate(nb)
+    except Exception as error:   # any unreadable notebook: bad JSON, wrong schema, not text
+        first_line = str(error).strip().splitlines()[0] if str(error).strip() else ""
+        return f"{path.name} is not a valid notebook ({type(error).__name__}: {first_line[:200]})"
+    return None
+
+
+def cell_verdicts(notebook: Path) -> dict[str, tuple[str, str]]:
+    """{grade_id: (status, message)} read from an autograded notebook's outputs."""
+    verdicts = {}
+    for cell in nbformat.read(notebook, as_version=4).cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if not meta.get("grade") or cell.cell_type != "code":
+            continue
+        errors = [o for o in cell.get("outputs", []) if o.output_type == "error"]
+        if errors:
+            error = errors[0]
+            status = TIMED_OUT if error.ename == "CellTimeoutError" else FAILED
+            message = f"{error.ename}: {error.evalue}" if error.evalue else error.ename
+            verdicts[meta["grade_id"]] = (status, message[:_MESSAGE_LIMIT])
+        elif cell.get("execution_count") is None:
+            verdicts[meta["grade_id"]] = (NOT_RUN, "the cell was not executed")
+        else:
+            verdicts[meta["grade_id"]] = (PASSED, "")
+    return verdicts
+
+
+def answer_errors(notebook: Path) -> list[str]:
+    """Errors raised by the student's own cells (not test cells), one line each."""
+    problems = []
+    for cell in nbformat.read(notebook, as_version=4).cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if cell.cell_type != "code" or meta.get("grade"):
+            continue
+        for output in cell.get("outputs", []):
+            if output.output_type == "error":
+                where = meta.get("grade_id") or "an unmarked cell"
+                problems.append(f"{notebook.stem}: your cell '{where}' raised "
+                                f"{output.ename}: {output.evalue}"[:_MESSAGE_LIMIT])
+    return problems
+
+
+def grade_in_scratch(course: Course, assignment: str, student: str, gradebook: Path,
+                     timeout: int) -> Outcome:
+    """Grade ``submitted/<student>/<assignment>`` with nbgrader in a scratch directory."""
+    started = time.monotonic()
+    outcome = Outcome(student=student, assignment=assignment)
+    submission = course.submitted / student / assignment
+    with tempfile.TemporaryDirectory(prefix="autograde-") as scratch_dir:
+        scratch = Course.at(scratch_dir)
+        shutil.copy(gradebook, scratch.gradebook_path)
+        cells = expected_cells(scratch.db_url, assignment)
+        staged = scratch.submitted / student / assignment
+        shutil.copytree(submission, staged)
+        gradable = []
+        for notebook in cells:
+            problem = readable_notebook(staged / f"{notebook}.ipynb")
+            if problem:
+                outcome.reasons.append(problem)
+                (staged / f"{notebook}.ipynb").unlink(missing_ok=True)
+            else:
+                gradable.append(notebook)
+
+        if gradable:
+            result = scratch.api(timeout=timeout).autograde(assignment, student, force=True,
+                                                            create=True)
+            if not result["success"]:
+                outcome.reasons.append(_nbgrader_failure(result))
+        graded_dir = scratch.autograded / student / assignment
+        outcome.cells = _collect_cells(scratch, graded_dir, cells, assignment, student)
+        for notebook in sorted(graded_dir.glob("*.ipynb")):
+            outcome.reasons.extend(answer_errors(notebook))
+        target = course.autograded / student / assignment
+        if target.exists():
+            shutil.rmtree(target)
+        if graded_dir.exists():
+            shutil.copytree(graded_dir, target)
+    outcome.seconds = round(time.monotonic() - started, 2)
+    return outcome
+
+
+def _collect_cells(scratch: Course, graded_dir: Path, cells: dict, assignment: str,
+                   student: str) -> list[CellResult]:
+    results = []
+    with Gradebook(scratch.db_url) as gb:
+        for notebook, grade_cells in cells.items():
+            path = graded_dir / f"{notebook}.ipynb"
+            verdicts = cell_verdicts(path) if path.exists() else {}
+            for grade_id, max_score in grade_cells:
+                status, message = verdicts.get(grade_id, (NOT_RUN, "the notebook was not graded"))
+                try:
+                    score = gb.find_grade(grade_id, notebook, assignment, student).score
+                except MissingEntry:
+                    score = 0.0
+                if status != PASSED:
+                    score = 0.0
+                results.append(CellResult(grade_id, notebook, float(score or 0.0),
+                                          float(max_score), status, message))
+    return results
+
+
+def _nbgrader_failure(result: dict) -> str:
+    """One line saying why nbgrader could not grade, without internals or hidden code."""
+    text = f"{result.get('error') or ''}\n{result.get('log') or ''}"
+    for known in ("DeadKernelError", "Kernel died", "CellTimeoutError", "UnresponsiveKernelError",
+                  "NotJSONError", "MissingEntry"):
+        if known in text:
+            return f"nbgrader could not finish grading ({known})"
+    return "nbgrader could not finish grading"
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--root", required=True)
+    parser.add_argument("--assignment", required=True)
+    parser.add_argument("--student", required=True)
+    parser.add_argument("--gradebook", required=True, help="snapshot of the gradebook to use")
+    parser.add_argument("--timeout", type=int, required=True)
+    parser.add_argument("--output", required=True, help="where to write the outcome (JSON)")
+    args = parser.parse_args(argv)
+    outcome = grade_in_scratch(Course.at(args.root), args.assignment, args.student,
+                               Path(args.gradebook), args.timeout)
+    Path(args.output).write_text(outcome.to_json())
+
+
+if __name__ == "__main__":
+    main()

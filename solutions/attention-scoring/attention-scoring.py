@@ -1,0 +1,633 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "intro", "locked": true, "schema_version": 3, "solution": false}
+# # Exercise: the attention module and its scoring functions
+#
+# An attention module turns a **query** $q$ and a set of **keys** $k_1, \dots, k_n$ into a
+# weighted sum. It works in three steps:
+#
+# 1. **score** every key against the query, $s_i = f(q, k_i)$;
+# 2. turn the scores into **weights** with a softmax, $a_i = \exp(s_i) / \sum_j \exp(s_j)$;
+# 3. return the **context** $c = \sum_i a_i v_i$, where $v_i$ is the value paired with key $i$
+#    (in *plain mode* the values are the keys themselves, $v_i = k_i$).
+#
+# In this exercise you implement the five classic scoring functions, a softmax that respects
+# a mask of padded positions, and the module that puts them together — batched, in PyTorch.
+#
+# **What you write and what it is worth** (14 points in all; every test cell states its points):
+#
+# | part | function | points |
+# | --- | --- | --- |
+# | 1 | `dot_score` | 1 |
+# | 2 | `scaled_dot_score` | 1 |
+# | 3 | `general_score` | 2 |
+# | 4 | `concat_score` | 2 |
+# | 5 | `additive_score` | 2 |
+# | 6 | `masked_softmax` (no mask · mask · fully masked row) | 1 + 1 + 1 |
+# | 7 | `attend` (key–value mode · plain mode · masks and custom scores) | 1 + 1 + 1 |
+#
+# **How to work.** Replace each `raise NotImplementedError()` with your code; keep the function
+# names and signatures. Run the test cell after each function: the *visible* tests in it check
+# shapes and a small example you can verify by hand. When you submit, *hidden* tests in the
+# same cells also compare your functions with reference implementations on random inputs,
+# unequal dimensions, batch size 1, `float64`, masks of every length (including a row with
+# nothing to attend), gradients, and check that your functions never modify their inputs.
+# Do not edit or delete the test cells. Before submitting: *Kernel → Restart & Run All*.
+#
+# **Rules.** Do not call `torch.nn.functional.scaled_dot_product_attention`,
+# `torch.nn.MultiheadAttention` or `torch.nn.functional.multi_head_attention_forward`.
+# Everything else in PyTorch is allowed: `@`, `torch.bmm`, `torch.einsum`, `torch.softmax`, …
+
+# %% nbgrader={"grade": false, "grade_id": "imports", "locked": true, "schema_version": 3, "solution": false}
+import math
+
+import torch
+
+torch.manual_seed(0)
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "conventions", "locked": true, "schema_version": 3, "solution": false}
+# ## Shapes and conventions
+#
+# Everything is **batch first**. One batch holds $B$ independent examples, each with one query
+# and $n$ keys:
+#
+# | name | shape | meaning |
+# | --- | --- | --- |
+# | `query` | `(B, d_q)` | one query vector per example |
+# | `keys` | `(B, n, d_k)` | $n$ key vectors per example |
+# | `values` | `(B, n, d_v)` or `None` | one value per key; `None` means plain mode |
+# | `scores`, `weights` | `(B, n)` | one number per key |
+# | `mask` | `(B, n)`, `torch.bool` | **`True` = this key may be attended** |
+# | `context` | `(B, d_v)` | the weighted sum |
+#
+# Every function must
+# * return **new** tensors and never modify its inputs (no in-place operations such as
+#   `masked_fill_` or `/=` on an argument);
+# * work for batch size 1 and $n = 1$ — beware of a bare `.squeeze()`, which also removes a
+#   batch dimension of size 1; name the dimension: `.squeeze(-1)`;
+# * keep the input's dtype (`float64` in, `float64` out) and let gradients flow to every
+#   input and parameter (no `.item()`, `.detach()` or `torch.tensor(...)` of results).
+#
+# ### A worked example to check by hand
+#
+# Take $B = 1$, $q = (1, 0, 1)$ and three keys $k_1 = (1, 0, 1)$, $k_2 = (0, 1, 0)$,
+# $k_3 = (1, 1, 1)$.
+#
+# * Dot scores: $q \cdot k_1 = 2$, $q \cdot k_2 = 0$, $q \cdot k_3 = 2$.
+# * Softmax: $a_1 = a_3 = e^2 / (2e^2 + 1) \approx 0.4683$ and $a_2 = 1 / (2e^2 + 1) \approx 0.0634$.
+# * Plain-mode context: $0.4683\,k_1 + 0.0634\,k_2 + 0.4683\,k_3 \approx (0.9366, 0.5317, 0.9366)$.
+# * Scaled dot scores divide by $\sqrt{d_k} = \sqrt 3$: $(1.1547, 0, 1.1547)$.
+# * If $k_3$ is padding (mask `[True, True, False]`), the weights become
+#   $(e^2 / (e^2 + 1), 1 / (e^2 + 1), 0) \approx (0.8808, 0.1192, 0)$.
+#
+# The visible tests use exactly these numbers.
+
+# %% nbgrader={"grade": false, "grade_id": "example-and-test-helpers", "locked": true, "schema_version": 3, "solution": false}
+example_query = torch.tensor([[1.0, 0.0, 1.0]])            # (B=1, d=3)
+example_keys = torch.tensor([[[1.0, 0.0, 1.0],
+                              [0.0, 1.0, 0.0],
+                              [1.0, 1.0, 1.0]]])           # (B=1, n=3, d=3)
+
+
+def assert_close(actual, expected, what):
+    """Compare a result with the expected tensor, naming `what` in the failure message."""
+    assert isinstance(actual, torch.Tensor), f"{what}: expected a tensor, got {type(actual)}"
+    assert actual.shape == expected.shape, (
+        f"{what}: expected shape {tuple(expected.shape)}, got {tuple(actual.shape)}")
+    assert actual.dtype == expected.dtype, (
+        f"{what}: expected dtype {expected.dtype}, got {actual.dtype}")
+    assert torch.allclose(actual, expected, atol=1e-4), (
+        f"{what}: expected\n{expected}\ngot\n{actual}")
+
+
+def assert_matches_reference(fn, reference, *args, what):
+    """Check `fn(*args)` against `reference(*args)`, as the grader does.
+
+    Compares every returned tensor (shape, dtype and values), checks that `fn` left its
+    tensor arguments unchanged, and that the gradients of a random weighted sum of the
+    outputs with respect to every floating-point argument match the reference's.
+    """
+    def copies(requires_grad):
+        out = []
+        for a in args:
+            if isinstance(a, torch.Tensor):
+                a = a.detach().clone().requires_grad_(requires_grad and a.is_floating_point())
+            out.append(a)
+        return out
+
+    def as_tuple(x):
+        return x if isinstance(x, tuple) else (x,)
+
+    def tolerance(dtype):
+        return dict(rtol=1e-7, atol=1e-9) if dtype == torch.float64 else dict(rtol=1e-4, atol=1e-5)
+
+    # Values, shapes and dtypes; inputs unchanged.
+    given = copies(requires_grad=False)
+    actual, expected = as_tuple(fn(*given)), as_tuple(reference(*copies(requires_grad=False)))
+    for a, original in zip(given, args, strict=True):
+        if isinstance(original, torch.Tensor):
+            assert torch.equal(a, original), f"{what}: an input tensor was modified in place"
+    assert len(actual) == len(expected), (
+        f"{what}: expected {len(expected)} result(s), got {len(actual)}")
+    for a, e in zip(actual, expected, strict=True):
+        assert isinstance(a, torch.Tensor), f"{what}: expected a tensor, got {type(a)}"
+        torch.testing.assert_close(a, e, **tolerance(e.dtype), msg=lambda m: f"{what}: {m}")
+
+    # Gradients reach every floating-point input, and equal the reference's.
+    given, ref_given = copies(requires_grad=True), copies(requires_grad=True)
+    actual, expected = as_tuple(fn(*given)), as_tuple(reference(*ref_given))
+    g = torch.Generator().manual_seed(0)
+    mix = [torch.randn(e.shape, generator=g, dtype=e.dtype) for e in expected]
+    actual_loss = sum((a * m).sum() for a, m in zip(actual, mix, strict=True))
+    expected_loss = sum((e * m).sum() for e, m in zip(expected, mix, strict=True))
+    pairs = [(a, r) for a, r in zip(given, ref_given, strict=True)
+             if isinstance(a, torch.Tensor) and a.requires_grad]
+    assert actual_loss.requires_grad, f"{what}: no gradient flows back to the inputs"
+    actual_grads = torch.autograd.grad(actual_loss, [a for a, _ in pairs], allow_unused=True)
+    expected_grads = torch.autograd.grad(expected_loss, [r for _, r in pairs], allow_unused=True)
+    for position, (a, e) in enumerate(zip(actual_grads, expected_grads, strict=True)):
+        if e is None:
+            continue
+        assert a is not None, f"{what}: no gradient reaches tensor argument {position + 1}"
+        where = f"{what}, gradient of tensor argument {position + 1}"
+        torch.testing.assert_close(a, e, **tolerance(e.dtype), msg=lambda m, w=where: f"{w}: {m}")
+
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "part1", "locked": true, "schema_version": 3, "solution": false}
+# ## Part 1 · Dot product (1 point)
+#
+# $$s_i = q^\top k_i \qquad (d_q = d_k)$$
+#
+# For the whole batch at once: `keys` `(B, n, d)` times `query` as a column `(B, d, 1)` gives
+# `(B, n, 1)`; drop the last dimension. `torch.bmm`, `@` with broadcasting or `torch.einsum`
+# all work.
+
+# %% nbgrader={"grade": false, "grade_id": "dot_score", "locked": false, "schema_version": 3, "solution": true}
+def dot_score(query: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
+    """Dot-product scores.
+
+    query (B, d), keys (B, n, d) -> scores (B, n) with scores[b, i] = query[b] . keys[b, i].
+    """
+    ### BEGIN SOLUTION
+    return torch.bmm(keys, query.unsqueeze(-1)).squeeze(-1)   # (B, n, d) @ (B, d, 1) -> (B, n)
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": true, "grade_id": "test-dot-score", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+### BEGIN HIDDEN TESTS
+# Reference implementations, written as plain loops over the batch and the keys.
+def _ref_dot(query, keys):
+    B, n, _ = keys.shape
+    return torch.stack([torch.stack([torch.dot(query[b], keys[b, i]) for i in range(n)])
+                        for b in range(B)])
+
+def _ref_scaled_dot(query, keys):
+    B, n, d = keys.shape
+    return torch.stack([torch.stack([torch.dot(query[b], keys[b, i]) / d ** 0.5
+                                     for i in range(n)]) for b in range(B)])
+
+def _ref_general(query, keys, W):
+    B, n, _ = keys.shape
+    return torch.stack([torch.stack([query[b] @ W @ keys[b, i] for i in range(n)])
+                        for b in range(B)])
+
+def _ref_concat(query, keys, W, v):
+    B, n, _ = keys.shape
+    return torch.stack([torch.stack([v @ torch.tanh(W @ torch.cat([query[b], keys[b, i]]))
+                                     for i in range(n)]) for b in range(B)])
+
+def _ref_additive(query, keys, W_q, W_k, v):
+    B, n, _ = keys.shape
+    return torch.stack([torch.stack([v @ torch.tanh(W_q @ query[b] + W_k @ keys[b, i])
+                                     for i in range(n)]) for b in range(B)])
+
+def _ref_masked_softmax(scores, mask=None):
+    B, n = scores.shape
+    rows = []
+    for b in range(B):
+        allowed = [i for i in range(n) if mask is None or bool(mask[b, i])]
+        if not allowed:
+            rows.append(scores[b] * 0)
+            continue
+        top = torch.stack([scores[b, i] for i in allowed]).max()
+        exps = [torch.exp(scores[b, i] - top) if i in allowed else scores[b, i] * 0
+                for i in range(n)]
+        total = sum(exps[i] for i in allowed)
+        rows.append(torch.stack([e / total for e in exps]))
+    return torch.stack(rows)
+
+def _ref_attend(query, keys, values=None, score=None, mask=None):
+    values = keys if values is None else values
+    weights = _ref_masked_softmax(score(query, keys), mask)
+    context = torch.stack([sum(weights[b, i] * values[b, i] for i in range(keys.shape[1]))
+                           for b in range(keys.shape[0])])
+    return context, weights
+
+def _ref_score(query, keys):
+    return (keys * query.unsqueeze(1)).sum(-1)
+
+def _ref_neg_distance(query, keys):
+    return -((keys - query.unsqueeze(1)) ** 2).sum(-1)
+
+def _attend_with_reference_softmax(*args):
+    # Grade `attend` on its own: a mistake in masked_softmax is graded by its own tests.
+    saved = globals()["masked_softmax"]
+    globals()["masked_softmax"] = _ref_masked_softmax
+    try:
+        return attend(*args)
+    finally:
+        globals()["masked_softmax"] = saved
+### END HIDDEN TESTS
+assert_close(dot_score(example_query, example_keys),
+             torch.tensor([[2.0, 0.0, 2.0]]), "dot_score on the worked example")
+assert dot_score(torch.randn(4, 6), torch.randn(4, 5, 6)).shape == (4, 5)
+### BEGIN HIDDEN TESTS
+_g = torch.Generator().manual_seed(101)
+for _B, _n, _d, _dtype in [(3, 5, 4, torch.float32), (1, 1, 3, torch.float32),
+                           (1, 4, 2, torch.float64), (2, 7, 5, torch.float64)]:
+    assert_matches_reference(dot_score, _ref_dot,
+                             torch.randn(_B, _d, generator=_g, dtype=_dtype),
+                             torch.randn(_B, _n, _d, generator=_g, dtype=_dtype),
+                             what=f"dot_score, B={_B}, n={_n}, d={_d}, {_dtype}")
+### END HIDDEN TESTS
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "part2", "locked": true, "schema_version": 3, "solution": false}
+# ## Part 2 · Scaled dot product (1 point)
+#
+# $$s_i = \frac{q^\top k_i}{\sqrt{d_k}}$$
+#
+# The dot product of two random $d_k$-dimensional vectors with unit-variance entries has
+# variance $d_k$; dividing by $\sqrt{d_k}$ keeps the scores at unit scale, so the softmax does
+# not saturate as the dimension grows (Vaswani et al., 2017). $d_k$ is the size of the last
+# dimension of `keys` — not the number of keys $n$. You may call your `dot_score`.
+
+# %% nbgrader={"grade": false, "grade_id": "scaled_dot_score", "locked": false, "schema_version": 3, "solution": true}
+def scaled_dot_score(query: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
+    """Scaled dot-product scores.
+
+    query (B, d), keys (B, n, d) -> scores (B, n) = (query . keys[:, i]) / sqrt(d).
+    """
+    ### BEGIN SOLUTION
+    return dot_score(query, keys) / math.sqrt(keys.shape[-1])
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": true, "grade_id": "test-scaled-dot-score", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+assert_close(scaled_dot_score(example_query, example_keys),
+             torch.tensor([[1.1547, 0.0, 1.1547]]), "scaled_dot_score on the worked example")
+assert scaled_dot_score(torch.randn(2, 16), torch.randn(2, 3, 16)).shape == (2, 3)
+### BEGIN HIDDEN TESTS
+_g = torch.Generator().manual_seed(202)
+for _B, _n, _d, _dtype in [(3, 4, 7, torch.float32), (2, 9, 5, torch.float32),
+                           (1, 1, 6, torch.float32), (2, 3, 11, torch.float64)]:
+    assert_matches_reference(scaled_dot_score, _ref_scaled_dot,
+                             torch.randn(_B, _d, generator=_g, dtype=_dtype),
+                             torch.randn(_B, _n, _d, generator=_g, dtype=_dtype),
+                             what=f"scaled_dot_score, B={_B}, n={_n}, d={_d}, {_dtype}")
+### END HIDDEN TESTS
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "part3", "locked": true, "schema_version": 3, "solution": false}
+# ## Part 3 · General (bilinear) score (2 points)
+#
+# $$s_i = q^\top W k_i, \qquad W \in \mathbb{R}^{d_q \times d_k}$$
+#
+# Luong et al. (2015) call it *general*; the lecture calls it the bilinear model (双线性模型).
+# $W$ lets query and keys live in spaces of different sizes. Mind the order: $q^\top W$ is a
+# row of length $d_k$ that is then dotted with every key. With a square $W$, $q^\top W^\top k_i$
+# has the right shape but the wrong value.
+
+# %% nbgrader={"grade": false, "grade_id": "general_score", "locked": false, "schema_version": 3, "solution": true}
+def general_score(query: torch.Tensor, keys: torch.Tensor, W: torch.Tensor) -> torch.Tensor:
+    """Bilinear ("general") scores.
+
+    query (B, d_q), keys (B, n, d_k), W (d_q, d_k) -> scores (B, n) = query[b]^T W keys[b, i].
+    """
+    ### BEGIN SOLUTION
+    projected = query @ W                                     # (B, d_q) @ (d_q, d_k) -> (B, d_k)
+    return torch.bmm(keys, projected.unsqueeze(-1)).squeeze(-1)   # (B, n)
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": true, "grade_id": "test-general-score", "locked": true, "points": 2, "schema_version": 3, "solution": false}
+assert_close(general_score(example_query, example_keys, torch.eye(3)),
+             torch.tensor([[2.0, 0.0, 2.0]]), "general_score with W = I (equals the dot score)")
+assert general_score(torch.randn(2, 3), torch.randn(2, 4, 5), torch.randn(3, 5)).shape == (2, 4), \
+    "general_score must accept d_q != d_k: query (2, 3), keys (2, 4, 5), W (3, 5) -> (2, 4)"
+### BEGIN HIDDEN TESTS
+_g = torch.Generator().manual_seed(303)
+for _B, _n, _dq, _dk, _dtype in [(3, 5, 3, 6, torch.float32), (2, 4, 5, 5, torch.float32),
+                                 (1, 1, 4, 2, torch.float32), (2, 3, 6, 4, torch.float64)]:
+    assert_matches_reference(general_score, _ref_general,
+                             torch.randn(_B, _dq, generator=_g, dtype=_dtype),
+                             torch.randn(_B, _n, _dk, generator=_g, dtype=_dtype),
+                             torch.randn(_dq, _dk, generator=_g, dtype=_dtype),
+                             what=f"general_score, B={_B}, n={_n}, d_q={_dq}, d_k={_dk}, {_dtype}")
+### END HIDDEN TESTS
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "part4", "locked": true, "schema_version": 3, "solution": false}
+# ## Part 4 · Concat score (2 points)
+#
+# $$s_i = v^\top \tanh\!\big(W [q; k_i]\big), \qquad W \in \mathbb{R}^{h \times (d_q + d_k)},\;
+#   v \in \mathbb{R}^{h}$$
+#
+# $[q; k_i]$ stacks the query **first**, then the key, into one vector of length $d_q + d_k$
+# (Luong et al., 2015, *concat*). To do it for all keys at once, repeat the query $n$ times
+# (`unsqueeze` + `expand`) so it can be concatenated with `keys` along the last dimension.
+# The $\tanh$ matters: without it the query's contribution $W_q q$ would be the same for
+# every key and would cancel in the softmax (see the chapter's notebook).
+
+# %% nbgrader={"grade": false, "grade_id": "concat_score", "locked": false, "schema_version": 3, "solution": true}
+def concat_score(query: torch.Tensor, keys: torch.Tensor, W: torch.Tensor,
+                 v: torch.Tensor) -> torch.Tensor:
+    """Concat scores.
+
+    query (B, d_q), keys (B, n, d_k), W (h, d_q + d_k), v (h,)
+    -> scores (B, n) = v^T tanh(W [query[b]; keys[b, i]]).
+    """
+    ### BEGIN SOLUTION
+    n = keys.shape[1]
+    repeated = query.unsqueeze(1).expand(-1, n, -1)           # (B, n, d_q)
+    pairs = torch.cat([repeated, keys], dim=-1)               # (B, n, d_q + d_k)
+    return torch.tanh(pairs @ W.T) @ v                        # (B, n, h) @ (h,) -> (B, n)
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": true, "grade_id": "test-concat-score", "locked": true, "points": 2, "schema_version": 3, "solution": false}
+_W, _v = torch.zeros(2, 6), torch.tensor([1.0, 0.0])
+_W[0, 3:] = 1.0        # the first hidden unit sums the key's entries
+assert_close(concat_score(example_query, example_keys, _W, _v),
+             torch.tanh(torch.tensor([[2.0, 1.0, 3.0]])),
+             "concat_score with W picking the key's sum")
+assert concat_score(torch.randn(2, 3), torch.randn(2, 4, 5), torch.randn(7, 8),
+                    torch.randn(7)).shape == (2, 4)
+### BEGIN HIDDEN TESTS
+_g = torch.Generator().manual_seed(404)
+for _B, _n, _dq, _dk, _h, _dtype in [(3, 5, 3, 6, 4, torch.float32),
+                                     (2, 4, 5, 5, 3, torch.float32),
+                                     (1, 1, 2, 3, 5, torch.float32),
+                                     (2, 3, 4, 2, 6, torch.float64)]:
+    assert_matches_reference(concat_score, _ref_concat,
+                             torch.randn(_B, _dq, generator=_g, dtype=_dtype),
+                             torch.randn(_B, _n, _dk, generator=_g, dtype=_dtype),
+                             torch.randn(_h, _dq + _dk, generator=_g, dtype=_dtype),
+                             torch.randn(_h, generator=_g, dtype=_dtype),
+                             what=f"concat_score, B={_B}, n={_n}, d_q={_dq}, d_k={_dk}, "
+                                  f"h={_h}, {_dtype}")
+### END HIDDEN TESTS
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "part5", "locked": true, "schema_version": 3, "solution": false}
+# ## Part 5 · Additive score (2 points)
+#
+# $$s_i = v^\top \tanh(W_q q + W_k k_i), \qquad W_q \in \mathbb{R}^{h \times d_q},\;
+#   W_k \in \mathbb{R}^{h \times d_k},\; v \in \mathbb{R}^{h}$$
+#
+# This is Bahdanau et al.'s (2015) score, the lecture's additive model (加性模型). It equals the
+# concat score with $W = [W_q\; W_k]$, but projecting the query once and the keys once is
+# cheaper: $W_q q$ is `(B, h)`, $W_k k_i$ for all keys is `(B, n, h)`; add them with
+# broadcasting, apply $\tanh$, then dot with $v$.
+
+# %% nbgrader={"grade": false, "grade_id": "additive_score", "locked": false, "schema_version": 3, "solution": true}
+def additive_score(query: torch.Tensor, keys: torch.Tensor, W_q: torch.Tensor,
+                   W_k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+    """Additive (Bahdanau) scores.
+
+    query (B, d_q), keys (B, n, d_k), W_q (h, d_q), W_k (h, d_k), v (h,)
+    -> scores (B, n) = v^T tanh(W_q query[b] + W_k keys[b, i]).
+    """
+    ### BEGIN SOLUTION
+    projected_query = (query @ W_q.T).unsqueeze(1)            # (B, 1, h)
+    projected_keys = keys @ W_k.T                             # (B, n, h)
+    return torch.tanh(projected_query + projected_keys) @ v   # (B, n)
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": true, "grade_id": "test-additive-score", "locked": true, "points": 2, "schema_version": 3, "solution": false}
+_W_q, _W_k, _v = torch.zeros(2, 3), torch.zeros(2, 3), torch.tensor([1.0, 0.0])
+_W_k[0] = 1.0          # the first hidden unit sums the key's entries
+assert_close(additive_score(example_query, example_keys, _W_q, _W_k, _v),
+             torch.tanh(torch.tensor([[2.0, 1.0, 3.0]])),
+             "additive_score with W_k picking the key's sum")
+assert additive_score(torch.randn(2, 3), torch.randn(2, 4, 5), torch.randn(7, 3),
+                      torch.randn(7, 5), torch.randn(7)).shape == (2, 4)
+### BEGIN HIDDEN TESTS
+_g = torch.Generator().manual_seed(505)
+for _B, _n, _dq, _dk, _h, _dtype in [(3, 5, 3, 6, 4, torch.float32),
+                                     (2, 4, 5, 5, 3, torch.float32),
+                                     (1, 1, 2, 3, 5, torch.float32),
+                                     (2, 3, 4, 2, 6, torch.float64)]:
+    assert_matches_reference(additive_score, _ref_additive,
+                             torch.randn(_B, _dq, generator=_g, dtype=_dtype),
+                             torch.randn(_B, _n, _dk, generator=_g, dtype=_dtype),
+                             torch.randn(_h, _dq, generator=_g, dtype=_dtype),
+                             torch.randn(_h, _dk, generator=_g, dtype=_dtype),
+                             torch.randn(_h, generator=_g, dtype=_dtype),
+                             what=f"additive_score, B={_B}, n={_n}, d_q={_dq}, d_k={_dk}, "
+                                  f"h={_h}, {_dtype}")
+### END HIDDEN TESTS
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "part6", "locked": true, "schema_version": 3, "solution": false}
+# ## Part 6 · Softmax with a mask (3 points)
+#
+# $$a_i = \frac{m_i \exp(s_i)}{\sum_j m_j \exp(s_j)}, \qquad m_i = 1 \text{ if key } i
+#   \text{ may be attended, else } 0$$
+#
+# Sequences in a batch have different lengths, so shorter ones are padded and the padded keys
+# must get weight **exactly 0**. Your `masked_softmax(scores, mask=None)` takes scores `(B, n)`
+# and an optional boolean mask `(B, n)` (`True` = may be attended) and returns weights
+# `(B, n)`:
+#
+# * without a mask, an ordinary softmax over the **last** dimension (each row sums to 1);
+# * with a mask, weight 0 on every masked key and the rest renormalised to sum to 1 — filling
+#   masked scores with $-\infty$ before the softmax does this; zeroing weights *after* an
+#   ordinary softmax does not (the row no longer sums to 1);
+# * a row whose keys are **all** masked has nothing to attend: return all-zero weights for it,
+#   never `NaN` (a softmax over a row of $-\infty$ is $0/0$);
+# * it must stay finite for large scores (say 100 or 1000): subtract the row maximum before
+#   `exp`, or use `torch.softmax`, which does.
+
+# %% nbgrader={"grade": false, "grade_id": "masked_softmax", "locked": false, "schema_version": 3, "solution": true}
+def masked_softmax(scores: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+    """Softmax over the last dimension that gives masked positions weight 0.
+
+    scores (B, n), mask (B, n) bool or None (True = may be attended) -> weights (B, n).
+    A row with no position left to attend gets all-zero weights.
+    """
+    ### BEGIN SOLUTION
+    if mask is None:
+        return torch.softmax(scores, dim=-1)
+    filled = scores.masked_fill(~mask, float("-inf"))          # masked keys get exp(-inf) = 0
+    has_any = mask.any(dim=-1, keepdim=True)                  # (B, 1)
+    filled = filled.masked_fill(~has_any, 0.0)                # fully masked rows: no -inf only
+    weights = torch.softmax(filled, dim=-1)
+    return weights.masked_fill(~mask, 0.0)                    # ... and zero them afterwards
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": true, "grade_id": "test-masked-softmax-no-mask", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+assert_close(masked_softmax(torch.tensor([[2.0, 0.0, 2.0]])),
+             torch.tensor([[0.4683, 0.0634, 0.4683]]), "masked_softmax without a mask")
+_w = masked_softmax(torch.randn(4, 6))
+assert _w.shape == (4, 6) and torch.allclose(_w.sum(-1), torch.ones(4)), \
+    "every row of the weights must sum to 1"
+### BEGIN HIDDEN TESTS
+_g = torch.Generator().manual_seed(606)
+for _B, _n, _scale, _dtype in [(3, 5, 1.0, torch.float32), (1, 1, 1.0, torch.float32),
+                               (1, 4, 3.0, torch.float32), (2, 6, 1000.0, torch.float32),
+                               (3, 4, 2.0, torch.float64)]:
+    assert_matches_reference(masked_softmax, _ref_masked_softmax,
+                             _scale * torch.randn(_B, _n, generator=_g, dtype=_dtype),
+                             what=f"masked_softmax without a mask, B={_B}, n={_n}, "
+                                  f"scores of size ~{_scale}, {_dtype}")
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "test-masked-softmax-mask", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+assert_close(masked_softmax(torch.tensor([[2.0, 0.0, 2.0]]), torch.tensor([[True, True, False]])),
+             torch.tensor([[0.8808, 0.1192, 0.0]]), "masked_softmax with the last key masked")
+_w = masked_softmax(torch.randn(2, 4), torch.tensor([[True, True, True, False],
+                                                     [True, False, False, False]]))
+assert _w[0, 3] == 0 and _w[1, 1:].eq(0).all(), "masked positions must get weight exactly 0"
+### BEGIN HIDDEN TESTS
+_g = torch.Generator().manual_seed(707)
+_lengths = torch.tensor([1, 3, 5, 2, 4])                      # prefix masks of every length
+_prefix = torch.arange(5).unsqueeze(0) < _lengths.unsqueeze(1)
+_scattered = torch.tensor([[False, True, False, True, True], [True, False, False, False, True]])
+for _mask, _dtype in [(_prefix, torch.float32), (_scattered, torch.float32),
+                      (torch.tensor([[True]]), torch.float32), (_prefix, torch.float64),
+                      (torch.tensor([[False, True, True]]), torch.float64)]:
+    assert_matches_reference(masked_softmax, _ref_masked_softmax,
+                             3 * torch.randn(*_mask.shape, generator=_g, dtype=_dtype), _mask,
+                             what=f"masked_softmax with mask {_mask.int().tolist()}, {_dtype}")
+assert_matches_reference(masked_softmax, _ref_masked_softmax,
+                         torch.full((2, 5), 1000.0) + torch.randn(2, 5, generator=_g),
+                         _prefix[:2], what="masked_softmax with a mask and scores near 1000")
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "test-masked-softmax-fully-masked", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+_w = masked_softmax(torch.tensor([[1.0, 2.0], [3.0, 4.0]]),
+                    torch.tensor([[True, True], [False, False]]))
+assert not torch.isnan(_w).any(), "a fully masked row must give zeros, not NaN"
+assert_close(_w[1], torch.zeros(2), "the weights of a fully masked row")
+### BEGIN HIDDEN TESTS
+_g = torch.Generator().manual_seed(808)
+for _mask, _dtype in [(torch.tensor([[True, False, True], [False, False, False],
+                                     [False, True, False]]), torch.float32),
+                      (torch.tensor([[False, False, False, False]]), torch.float32),
+                      (torch.tensor([[False], [True]]), torch.float64)]:
+    assert_matches_reference(masked_softmax, _ref_masked_softmax,
+                             torch.randn(*_mask.shape, generator=_g, dtype=_dtype), _mask,
+                             what=f"masked_softmax with a fully masked row, mask "
+                                  f"{_mask.int().tolist()}, {_dtype}")
+### END HIDDEN TESTS
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "part7", "locked": true, "schema_version": 3, "solution": false}
+# ## Part 7 · The attention module (3 points)
+#
+# $$a = \operatorname{masked\_softmax}\big(\operatorname{score}(q, K),\, m\big), \qquad
+#   c = \sum_{i=1}^{n} a_i v_i$$
+#
+# `attend(query, keys, values=None, score=dot_score, mask=None)` returns `(context, weights)`:
+#
+# * `score` is **any** callable taking `(query, keys)` and returning scores `(B, n)`; the
+#   default is your `dot_score`. To use a scorer with parameters, wrap it:
+#   `score=lambda q, k: general_score(q, k, W)`.
+# * `values` `(B, n, d_v)` gives **key–value mode**: weigh the values. `values=None` is
+#   **plain mode**: the keys are also the values, so `context` has shape `(B, d_k)`.
+# * `weights` `(B, n)` come from your `masked_softmax`; `context` is `(B, d_v)`: a batched
+#   matrix product of the weights `(B, 1, n)` with the values `(B, n, d_v)`. An example
+#   with nothing to attend gets a zero context.
+
+# %% nbgrader={"grade": false, "grade_id": "attend", "locked": false, "schema_version": 3, "solution": true}
+def attend(query: torch.Tensor, keys: torch.Tensor, values: torch.Tensor | None = None,
+           score=dot_score, mask: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+    """Attention: score the keys, normalise with a (masked) softmax, weigh the values.
+
+    query (B, d_q), keys (B, n, d_k), values (B, n, d_v) or None (plain mode: values = keys),
+    score: callable (query, keys) -> (B, n), mask (B, n) bool or None
+    -> context (B, d_v), weights (B, n).
+    """
+    ### BEGIN SOLUTION
+    if values is None:
+        values = keys
+    weights = masked_softmax(score(query, keys), mask)              # (B, n)
+    context = torch.bmm(weights.unsqueeze(1), values).squeeze(1)    # (B, 1, n) @ (B, n, d_v)
+    return context, weights
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": true, "grade_id": "test-attend-key-value", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+_values = torch.tensor([[[10.0], [20.0], [30.0]]])            # (B=1, n=3, d_v=1)
+_context, _weights = attend(example_query, example_keys, _values)
+assert_close(_weights, torch.tensor([[0.4683, 0.0634, 0.4683]]), "attend: weights")
+assert_close(_context, torch.tensor([[20.0]]), "attend: key-value context")
+assert attend(torch.randn(2, 4), torch.randn(2, 3, 4), torch.randn(2, 3, 7))[0].shape == (2, 7)
+### BEGIN HIDDEN TESTS
+_g = torch.Generator().manual_seed(909)
+for _B, _n, _d, _dv, _dtype in [(3, 5, 4, 6, torch.float32), (1, 1, 3, 2, torch.float32),
+                                (1, 4, 2, 5, torch.float32), (2, 3, 5, 1, torch.float64)]:
+    assert_matches_reference(_attend_with_reference_softmax, _ref_attend,
+                             torch.randn(_B, _d, generator=_g, dtype=_dtype),
+                             torch.randn(_B, _n, _d, generator=_g, dtype=_dtype),
+                             torch.randn(_B, _n, _dv, generator=_g, dtype=_dtype),
+                             _ref_score, None,
+                             what=f"attend in key-value mode, B={_B}, n={_n}, d={_d}, "
+                                  f"d_v={_dv}, {_dtype}")
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "test-attend-plain", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+_context, _weights = attend(example_query, example_keys)
+assert_close(_context, torch.tensor([[0.9366, 0.5317, 0.9366]]), "attend: plain-mode context")
+### BEGIN HIDDEN TESTS
+_g = torch.Generator().manual_seed(1010)
+for _B, _n, _d, _dtype in [(3, 5, 4, torch.float32), (1, 1, 3, torch.float32),
+                           (2, 3, 6, torch.float64)]:
+    _q = torch.randn(_B, _d, generator=_g, dtype=_dtype)
+    _k = torch.randn(_B, _n, _d, generator=_g, dtype=_dtype)
+    assert_matches_reference(_attend_with_reference_softmax, _ref_attend, _q, _k, None,
+                             _ref_score, None,
+                             what=f"attend in plain mode, B={_B}, n={_n}, d={_d}, {_dtype}")
+    # The default scorer is dot_score.
+    _default, _ = _attend_with_reference_softmax(_q, _k)
+    _explicit, _ = _attend_with_reference_softmax(_q, _k, None, dot_score)
+    torch.testing.assert_close(_default, _explicit,
+                               msg="attend's default score must be dot_score")
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "test-attend-mask-and-score", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+_mask = torch.tensor([[True, True, False]])
+_context, _weights = attend(example_query, example_keys, _values, mask=_mask)
+assert_close(_weights, torch.tensor([[0.8808, 0.1192, 0.0]]), "attend: weights with a mask")
+_context, _weights = attend(example_query, example_keys, _values,
+                            score=lambda q, k: -dot_score(q, k))
+assert _weights[0, 1] > _weights[0, 0], "attend must use the score function it is given"
+### BEGIN HIDDEN TESTS
+_g = torch.Generator().manual_seed(1111)
+_full = torch.tensor([[True, True, True, False, False], [False, False, False, False, False],
+                      [True, False, True, True, True], [True, True, True, True, True]])
+for _mask, _dv, _dtype in [(_full, 3, torch.float32), (_full[1:2], 2, torch.float32),
+                           (_full[2:], 4, torch.float64), (None, 3, torch.float64)]:
+    _B, _n = (3, 5) if _mask is None else _mask.shape
+    for _values in [torch.randn(_B, _n, _dv, generator=_g, dtype=_dtype), None]:
+        assert_matches_reference(_attend_with_reference_softmax, _ref_attend,
+                                 torch.randn(_B, 4, generator=_g, dtype=_dtype),
+                                 torch.randn(_B, _n, 4, generator=_g, dtype=_dtype),
+                                 _values, _ref_neg_distance, _mask,
+                                 what=f"attend with a custom score and mask "
+                                      f"{None if _mask is None else _mask.int().tolist()}, "
+                                      f"{'key-value' if _values is not None else 'plain'} "
+                                      f"mode, {_dtype}")
+# With its own masked_softmax too, a fully masked example gets a zero context.
+_context, _weights = attend(torch.randn(2, 3), torch.randn(2, 4, 3), torch.randn(2, 4, 2),
+                            mask=torch.tensor([[True, False, True, False], [False] * 4]))
+assert torch.equal(_context[1], torch.zeros(2)) and torch.equal(_weights[1], torch.zeros(4)), \
+    "an example with nothing to attend must get zero weights and a zero context"
+### END HIDDEN TESTS
