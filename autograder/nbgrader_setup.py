@@ -6,6 +6,7 @@ its own configuration for a temporary course directory.
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 
 import nbgrader.preprocessors as nbp
@@ -44,6 +45,8 @@ def configure(c: Config, root: str | Path, timeout: int = DEFAULT_TIMEOUT) -> Co
     c.CourseDirectory.release_directory = RELEASE_DIR
     c.CourseDirectory.ignore = _NBGRADER_IGNORE + notebook_source_names(root)
     c.CourseDirectory.db_url = f"sqlite:///{root / 'gradebook.db'}"
+    # nbgrader's exchange (JupyterHub hand-in) is not used; give it a writable place anyway.
+    c.Exchange.root = tempfile.gettempdir()
 
     c.ClearSolutions.code_stub = {"python": STUB}
     c.ClearSolutions.text_stub = "YOUR ANSWER HERE"

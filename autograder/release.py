@@ -13,6 +13,12 @@ from .course import Course
 _REGION = re.compile(r"^[ \t]*### BEGIN (SOLUTION|HIDDEN TESTS)[^\n]*\n(.*?)^[ \t]*### END \1",
                      re.M | re.S)
 _MARKERS = ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS")
+_TRAILING_COMMENT = re.compile(r"\s+#.*$")
+
+
+def code_line(line: str) -> str:
+    """A line of code without indentation and trailing comment, for comparisons."""
+    return _TRAILING_COMMENT.sub("", line).strip()
 
 
 class ReleaseLeak(RuntimeError):
@@ -35,7 +41,7 @@ def secret_lines(source: nbformat.NotebookNode) -> set[str]:
     for cell in source.cells:
         for _, body in _REGION.findall(cell.source):
             for line in body.splitlines():
-                line = line.strip()
+                line = code_line(line)
                 if len(line) >= 12 and not line.startswith("#"):
                     lines.add(line)
     return lines
@@ -54,7 +60,7 @@ def check_release(course: Course, assignment: str) -> None:
         text = path.read_text(errors="replace")
         found = [m for m in _MARKERS if m in text]
         if path.suffix == ".ipynb":
-            released = {line.strip() for cell in nbformat.reads(text, as_version=4).cells
+            released = {code_line(line) for cell in nbformat.reads(text, as_version=4).cells
                         for line in cell.source.splitlines()}
             found += sorted(secrets & released)
         if found:

@@ -1,0 +1,65 @@
+"""The student release: generated from solutions/, up to date, and giving nothing away."""
+
+from __future__ import annotations
+
+import json
+
+import nbformat
+import pytest
+
+from autograder.nbgrader_setup import notebook_source_names
+from autograder.release import ReleaseLeak, check_release, code_line, secret_lines
+
+from .conftest import ASSIGNMENT, REPO
+
+
+def _cells(path):
+    notebook = nbformat.read(path, as_version=4)
+    return [(c.cell_type, c.source, c.metadata.get("nbgrader")) for c in notebook.cells]
+
+
+def test_committed_release_is_what_release_generates(released):
+    """exercises/ is never edited by hand: it equals a fresh release of solutions/."""
+    for assignment in released.assignments():
+        fresh = sorted(p.name for p in (released.release / assignment).iterdir())
+        committed = sorted(p.name for p in (REPO / "exercises" / assignment).iterdir())
+        assert fresh == committed
+        for name in fresh:
+            if name.endswith(".ipynb"):
+                assert _cells(released.release / assignment / name) == _cells(
+                    REPO / "exercises" / assignment / name), f"run `make release` ({name})"
+
+
+def test_release_has_no_solution_and_no_hidden_test(released):
+    source = nbformat.read(released.source / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    secrets = secret_lines(source)
+    assert len(secrets) > 50           # the check has something to look for
+    text = (released.release / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").read_text()
+    for marker in ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS"):
+        assert marker not in text
+    released_lines = {code_line(line) for cell in json.loads(text)["cells"]
+                      for line in "".join(cell["source"]).splitlines()}
+    assert not secrets & released_lines
+    assert "raise NotImplementedError()" in text
+    assert not list(released.release.glob("*/*.py")), "the notebook source must not be released"
+
+
+def test_release_notebook_has_no_outputs(released):
+    notebook = nbformat.read(released.release / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    for cell in notebook.cells:
+        if cell.cell_type == "code":
+            assert cell.outputs == [] and cell.execution_count is None
+
+
+def test_check_release_catches_a_leak(course):
+    path = course.release / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+    notebook = nbformat.read(path, as_version=4)
+    answer = next(c for c in notebook.cells if c.metadata.get("nbgrader", {}).get("solution"))
+    answer.source += "\n    return torch.bmm(keys, query.unsqueeze(-1)).squeeze(-1)"
+    nbformat.write(notebook, path)
+    with pytest.raises(ReleaseLeak):
+        check_release(course, ASSIGNMENT)
+
+
+def test_notebook_sources_are_excluded_from_the_release():
+    assert f"{ASSIGNMENT}.py" in notebook_source_names(REPO)
