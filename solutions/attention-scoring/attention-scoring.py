@@ -143,7 +143,9 @@ def assert_matches_reference(fn, reference, *args, what):
         assert isinstance(a, torch.Tensor), f"{what}: expected a tensor, got {type(a)}"
         torch.testing.assert_close(a, e, **tolerance(e.dtype), msg=lambda m: f"{what}: {m}")
 
-    # Gradients reach every floating-point input, and equal the reference's.
+    # Gradients reach every floating-point input, and equal the reference's. Where the
+    # reference's gradient is exactly zero (say, a row with nothing to attend), an output
+    # that is not connected to that input at all is just as right.
     given, ref_given = copies(requires_grad=True), copies(requires_grad=True)
     actual, expected = as_tuple(fn(*given)), as_tuple(reference(*ref_given))
     g = torch.Generator().manual_seed(0)
@@ -152,13 +154,14 @@ def assert_matches_reference(fn, reference, *args, what):
     expected_loss = sum((e * m).sum() for e, m in zip(expected, mix, strict=True))
     pairs = [(a, r) for a, r in zip(given, ref_given, strict=True)
              if isinstance(a, torch.Tensor) and a.requires_grad]
-    assert actual_loss.requires_grad, f"{what}: no gradient flows back to the inputs"
-    actual_grads = torch.autograd.grad(actual_loss, [a for a, _ in pairs], allow_unused=True)
     expected_grads = torch.autograd.grad(expected_loss, [r for _, r in pairs], allow_unused=True)
+    actual_grads = [None] * len(pairs)
+    if actual_loss.requires_grad:
+        actual_grads = torch.autograd.grad(actual_loss, [a for a, _ in pairs], allow_unused=True)
     for position, (a, e) in enumerate(zip(actual_grads, expected_grads, strict=True)):
-        if e is None:
+        if e is None or (a is None and not e.any()):
             continue
-        assert a is not None, f"{what}: no gradient reaches tensor argument {position + 1}"
+        assert a is not None, f"{what}: no gradient flows back to tensor argument {position + 1}"
         where = f"{what}, gradient of tensor argument {position + 1}"
         torch.testing.assert_close(a, e, **tolerance(e.dtype), msg=lambda m, w=where: f"{w}: {m}")
 

@@ -1,0 +1,12 @@
+"""attend calls the scorer as score(keys, query) instead of score(query, keys).
+"""
+
+import torch
+
+
+def attend(query, keys, values=None, score=dot_score, mask=None):  # noqa: F821
+    if values is None:
+        values = keys
+    weights = masked_softmax(score(keys, query), mask)  # noqa: F821 (from the notebook)
+    context = torch.bmm(weights.unsqueeze(1), values).squeeze(1)
+    return context, weights
