@@ -1,0 +1,192 @@
+"""Plotting helpers shared by every notebook of the course.
+
+One function, :func:`show_heatmaps`, draws attention weights from the first toy example
+to the last grid of multi-head weights, so every figure in the book reads the same way:
+rows are queries, columns are keys, darker cells are larger weights.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.colors import Colormap
+from matplotlib.figure import Figure
+
+__all__ = ["show_heatmaps"]
+
+
+def _to_numpy(x: Any) -> np.ndarray:
+    """Return ``x`` as a float NumPy array; torch tensors are detached and moved to the CPU."""
+    if hasattr(x, "detach"):  # a torch.Tensor, without importing torch here
+        x = x.detach().cpu().numpy()
+    return np.asarray(x, dtype=float)
+
+
+def _as_grid(matrices: Any) -> list[list[np.ndarray]]:
+    """Arrange the accepted inputs of :func:`show_heatmaps` as rows of 2-D arrays."""
+    if isinstance(matrices, (list, tuple)):
+        if not matrices:
+            raise ValueError("show_heatmaps needs at least one matrix")
+        if isinstance(matrices[0], (list, tuple)):  # a nested sequence: rows of panels
+            grid = [[_to_numpy(m) for m in row] for row in matrices]
+        else:  # a flat sequence of 2-D matrices: one row of panels
+            grid = [[_to_numpy(m) for m in matrices]]
+    else:
+        array = _to_numpy(matrices)
+        if array.ndim == 2:  # (n_q, n_k)
+            grid = [[array]]
+        elif array.ndim == 3:  # (panels, n_q, n_k)
+            grid = [list(array)]
+        elif array.ndim == 4:  # (rows, cols, n_q, n_k)
+            grid = [list(row) for row in array]
+        else:
+            raise ValueError(f"expected a 2-, 3- or 4-D array, got shape {array.shape}")
+    ncols = len(grid[0])
+    for row in grid:
+        if len(row) != ncols:
+            raise ValueError("every row of panels must hold the same number of matrices")
+        for m in row:
+            if m.ndim != 2:
+                raise ValueError(f"every panel must be a 2-D matrix, got shape {m.shape}")
+    return grid
+
+
+def _flatten_titles(titles: Sequence[Any] | None, n_panels: int) -> list[str | None]:
+    """Return one title per panel in row-major order (a nested sequence is flattened)."""
+    if titles is None:
+        return [None] * n_panels
+    flat: list[Any] = []
+    for t in titles:
+        flat.extend(t if isinstance(t, (list, tuple)) else [t])
+    if len(flat) != n_panels:
+        raise ValueError(f"got {len(flat)} titles for {n_panels} heatmaps")
+    return [None if t is None else str(t) for t in flat]
+
+
+def show_heatmaps(
+    matrices: Any,
+    xlabels: Sequence[str] | None = None,
+    ylabels: Sequence[str] | None = None,
+    titles: Sequence[Any] | None = None,
+    cmap: str | Colormap = "Reds",
+    *,
+    xlabel: str | None = "Keys",
+    ylabel: str | None = "Queries",
+    annotate: bool = False,
+    fmt: str = ".2f",
+    vmin: float | None = None,
+    vmax: float | None = None,
+    colorbar: bool = True,
+    figsize: tuple[float, float] | None = None,
+    fontsize: float = 9.0,
+) -> Figure:
+    """Draw a grid of heatmaps (usually attention weights) that share one colour scale.
+
+    Args:
+        matrices: What to draw, as NumPy arrays, torch tensors or nested lists:
+
+            - one matrix of shape ``(n_q, n_k)``: a single heatmap;
+            - an array of shape ``(m, n_q, n_k)`` or a list of ``m`` matrices: one row of
+              ``m`` heatmaps (matrices in a list may differ in shape);
+            - an array of shape ``(r, c, n_q, n_k)`` or a list of ``r`` lists of ``c``
+              matrices: an ``r`` by ``c`` grid, e.g. layers by heads.
+
+            Row ``i``, column ``j`` of a matrix is the weight query ``i`` gives key ``j``.
+            Torch tensors are converted with ``.detach().cpu().numpy()``; NaN cells are
+            drawn in grey (and printed as ``nan`` when ``annotate`` is set).
+        xlabels: Tick labels of the columns (keys), ``n_k`` strings shared by every panel.
+        ylabels: Tick labels of the rows (queries), ``n_q`` strings shared by every panel.
+        titles: One title per panel, in row-major order (a flat sequence of ``r * c``
+            items, or ``r`` sequences of ``c`` items).
+        cmap: A Matplotlib colormap or its name.
+        xlabel: Axis title under the bottom row of panels (``None`` for none).
+        ylabel: Axis title left of the first column of panels (``None`` for none).
+        annotate: Print each cell's value in the cell, formatted with ``fmt``.
+        fmt: Format specification for ``annotate``, e.g. ``".2f"`` or ``".0%"``.
+        vmin: Value drawn with the lightest colour; default ``min(0, smallest value)``.
+        vmax: Value drawn with the darkest colour; default the largest value.
+        colorbar: Add one colourbar shared by all panels.
+        figsize: Figure size in inches; by default it grows with the matrices.
+        fontsize: Font size of tick labels, titles and annotations.
+
+    Returns:
+        The Matplotlib figure. In a notebook it is shown when the cell ends; assign it
+        (``fig = show_heatmaps(...)``) so that it is not displayed twice.
+    """
+    grid = _as_grid(matrices)
+    nrows, ncols = len(grid), len(grid[0])
+    panel_titles = _flatten_titles(titles, nrows * ncols)
+
+    values = np.concatenate([m.ravel() for row in grid for m in row])
+    finite = values[np.isfinite(values)]
+    if vmin is None:
+        vmin = min(0.0, float(finite.min())) if finite.size else 0.0
+    if vmax is None:
+        vmax = float(finite.max()) if finite.size else vmin + 1.0
+    if vmax <= vmin:  # a constant matrix: any non-empty range will do
+        vmax = vmin + 1.0
+
+    if figsize is None:
+        n_q = max(m.shape[0] for row in grid for m in row)
+        n_k = max(m.shape[1] for row in grid for m in row)
+        width = float(np.clip(0.45 * n_k + 0.9, 1.8, 6.0))
+        height = float(np.clip(0.45 * n_q + 0.8, 1.6, 6.0))
+        figsize = (ncols * width + (1.0 if colorbar else 0.3), nrows * height + 0.3)
+
+    colormap = plt.get_cmap(cmap).copy()
+    colormap.set_bad("lightgrey")
+
+    fig, axes = plt.subplots(nrows, ncols, figsize=figsize, squeeze=False, layout="constrained")
+    image = None
+    for (r, c), ax in np.ndenumerate(axes):
+        m = grid[r][c]
+        image = ax.imshow(
+            np.ma.masked_invalid(m), cmap=colormap, vmin=vmin, vmax=vmax, aspect="auto"
+        )
+        n_q, n_k = m.shape
+        if xlabels is not None or n_k <= 20:
+            ax.set_xticks(range(n_k))
+        if ylabels is not None or n_q <= 20:
+            ax.set_yticks(range(n_q))
+        if xlabels is not None and r == nrows - 1:
+            rotate = max((len(str(s)) for s in xlabels), default=0) > 3
+            ax.set_xticklabels(
+                list(xlabels),
+                rotation=45 if rotate else 0,
+                ha="right" if rotate else "center",
+                rotation_mode="anchor",
+                fontsize=fontsize,
+            )
+        elif r != nrows - 1:
+            ax.tick_params(labelbottom=False)
+        if ylabels is not None and c == 0:
+            ax.set_yticklabels(list(ylabels), fontsize=fontsize)
+        elif c != 0:
+            ax.tick_params(labelleft=False)
+        ax.tick_params(labelsize=fontsize)
+        if xlabel and r == nrows - 1:
+            ax.set_xlabel(xlabel, fontsize=fontsize)
+        if ylabel and c == 0:
+            ax.set_ylabel(ylabel, fontsize=fontsize)
+        title = panel_titles[r * ncols + c]
+        if title:
+            ax.set_title(title, fontsize=fontsize + 1)
+        if annotate:
+            for (i, j), value in np.ndenumerate(m):
+                dark = np.isfinite(value) and (value - vmin) / (vmax - vmin) > 0.6
+                ax.text(
+                    j,
+                    i,
+                    "nan" if np.isnan(value) else format(value, fmt),
+                    ha="center",
+                    va="center",
+                    color="white" if dark else "black",
+                    fontsize=fontsize - 1,
+                )
+    if colorbar and image is not None:
+        cbar = fig.colorbar(image, ax=axes.ravel().tolist(), shrink=0.8)
+        cbar.ax.tick_params(labelsize=fontsize)
+    return fig
