@@ -44,6 +44,22 @@ def readable_notebook(path: Path) -> str | None:
     return None
 
 
+def _error_of(cell) -> tuple[str, str] | None:
+    """(status, message) of a cell's error output, or None if it raised nothing.
+
+    A cell stopped at the time limit shows a KeyboardInterrupt (the kernel was interrupted)
+    and nbgrader's CellTimeoutError: that is a timeout, not a failure of the code.
+    """
+    errors = [o for o in cell.get("outputs", []) if o.output_type == "error"]
+    if not errors:
+        return None
+    if any(o.ename == "CellTimeoutError" for o in errors):
+        return TIMED_OUT, "the cell ran past the time limit and was stopped"
+    error = errors[0]
+    message = f"{error.ename}: {error.evalue}" if error.evalue else error.ename
+    return FAILED, message[:_MESSAGE_LIMIT]
+
+
 def cell_verdicts(notebook: Path) -> dict[str, tuple[str, str]]:
     """{grade_id: (status, message)} read from an autograded notebook's outputs."""
     verdicts = {}
@@ -51,12 +67,9 @@ def cell_verdicts(notebook: Path) -> dict[str, tuple[str, str]]:
         meta = cell.metadata.get("nbgrader", {})
         if not meta.get("grade") or cell.cell_type != "code":
             continue
-        errors = [o for o in cell.get("outputs", []) if o.output_type == "error"]
-        if errors:
-            error = errors[0]
-            status = TIMED_OUT if error.ename == "CellTimeoutError" else FAILED
-            message = f"{error.ename}: {error.evalue}" if error.evalue else error.ename
-            verdicts[meta["grade_id"]] = (status, message[:_MESSAGE_LIMIT])
+        error = _error_of(cell)
+        if error:
+            verdicts[meta["grade_id"]] = error
         elif cell.get("execution_count") is None:
             verdicts[meta["grade_id"]] = (NOT_RUN, "the cell was not executed")
         else:
@@ -71,11 +84,14 @@ def answer_errors(notebook: Path) -> list[str]:
         meta = cell.metadata.get("nbgrader", {})
         if cell.cell_type != "code" or meta.get("grade"):
             continue
-        for output in cell.get("outputs", []):
-            if output.output_type == "error":
-                where = meta.get("grade_id") or "an unmarked cell"
-                problems.append(f"{notebook.stem}: your cell '{where}' raised "
-                                f"{output.ename}: {output.evalue}"[:_MESSAGE_LIMIT])
+        error = _error_of(cell)
+        if error:
+            status, message = error
+            where = f"{notebook.stem}: your cell '{meta.get('grade_id', 'without an id')}'"
+            if status == TIMED_OUT:
+                problems.append(f"{where} ran past the time limit and was stopped")
+            else:
+                problems.append(f"{where} raised {message}"[:_MESSAGE_LIMIT])
     return problems
 
 
@@ -138,14 +154,23 @@ def _collect_cells(scratch: Course, graded_dir: Path, cells: dict, assignment: s
     return results
 
 
+_FAILURES = {
+    "DeadKernelError": "the notebook's kernel died (the code exited, crashed or ran out of "
+                       "memory), so its tests could not run",
+    "Kernel died": "the notebook's kernel died (the code exited, crashed or ran out of "
+                   "memory), so its tests could not run",
+    "UnresponsiveKernelError": "the notebook's kernel stopped responding",
+    "CellTimeoutError": "the notebook ran past the time limit",
+}
+
+
 def _nbgrader_failure(result: dict) -> str:
     """One line saying why nbgrader could not grade, without internals or hidden code."""
     text = f"{result.get('error') or ''}\n{result.get('log') or ''}"
-    for known in ("DeadKernelError", "Kernel died", "CellTimeoutError", "UnresponsiveKernelError",
-                  "NotJSONError", "MissingEntry"):
+    for known, reason in _FAILURES.items():
         if known in text:
-            return f"nbgrader could not finish grading ({known})"
-    return "nbgrader could not finish grading"
+            return reason
+    return "nbgrader could not finish grading this notebook"
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -1,0 +1,50 @@
+"""Hanging and crashing submissions: graded as far as possible, with a reason, in one batch."""
+
+from __future__ import annotations
+
+import pytest
+
+from autograder.grading import grade
+from autograder.outcome import PASSED, TIMED_OUT
+
+from .conftest import filled, make_course, submit
+
+HANGS_IN_DOT_SCORE = '''
+def dot_score(query, keys):
+    while True:
+        pass
+'''
+KILLS_ITS_KERNEL = '''
+import os
+
+
+def dot_score(query, keys):
+    os._exit(1)
+'''
+
+
+@pytest.fixture(scope="module")
+def outcomes(tmp_path_factory):
+    course = make_course(tmp_path_factory.mktemp("limits") / "course")
+    submit(course, "hangs", filled(course, HANGS_IN_DOT_SCORE))
+    submit(course, "crashes", filled(course, KILLS_ITS_KERNEL))
+    submit(course, "correct", filled(course))
+    return {o.student: o for o in grade(course, jobs=2, timeout=5, progress=False)}
+
+
+def test_a_hanging_test_times_out_and_the_rest_is_graded(outcomes):
+    cells = {c.grade_id: c for c in outcomes["hangs"].cells}
+    assert cells["test-dot-score"].status == TIMED_OUT
+    assert cells["test-dot-score"].score == 0
+    assert cells["test-general-score"].status == PASSED          # does not call dot_score
+    assert 0 < outcomes["hangs"].score < 14
+
+
+def test_a_dead_kernel_gets_a_row_and_a_reason(outcomes):
+    crashed = outcomes["crashes"]
+    assert crashed.score == 0 and len(crashed.cells) == 11
+    assert any("kernel died" in reason for reason in crashed.reasons)
+
+
+def test_the_rest_of_the_batch_is_unaffected(outcomes):
+    assert outcomes["correct"].score == 14
