@@ -1,7 +1,9 @@
 """Implementations written from the contract alone, by someone who never saw the tests.
 
-``tests/independent/<assignment>/correct_*.py`` must earn full marks and ``wrong_*.py`` (one
-realistic mistake each) less than full, graded by the real ``grade`` pipeline.
+``tests/independent/<assignment>/correct_*.py`` (complete implementations) must earn full
+marks and ``wrong_*.py`` less than full, graded by the real ``grade`` pipeline. A wrong module
+keeps only the function(s) with its one mistake, as the catalogue's mutants do; the other
+functions are the reference solution's.
 """
 
 from __future__ import annotations

@@ -4,10 +4,10 @@
 import torch
 
 
-def attend(query, keys, values=None, score=dot_score, mask=None):  # noqa: F821
+def attend(query, keys, values=None, score=dot_score, mask=None):
     if values is None:
         values = keys
     scores = torch.bmm(keys, query.unsqueeze(-1)).squeeze(-1)
-    weights = masked_softmax(scores, mask)  # noqa: F821 (from the notebook)
+    weights = masked_softmax(scores, mask)
     context = torch.bmm(weights.unsqueeze(1), values).squeeze(1)
     return context, weights

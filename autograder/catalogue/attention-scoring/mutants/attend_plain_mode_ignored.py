@@ -4,7 +4,7 @@
 import torch
 
 
-def attend(query, keys, values=None, score=dot_score, mask=None):  # noqa: F821
-    weights = masked_softmax(score(query, keys), mask)  # noqa: F821 (from the notebook)
+def attend(query, keys, values=None, score=dot_score, mask=None):
+    weights = masked_softmax(score(query, keys), mask)
     context = torch.bmm(weights.unsqueeze(1), values).squeeze(1)
     return context, weights

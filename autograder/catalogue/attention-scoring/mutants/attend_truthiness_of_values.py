@@ -6,9 +6,9 @@ The plain-mode check should be `if values is None:`.
 import torch
 
 
-def attend(query, keys, values=None, score=dot_score, mask=None):  # noqa: F821
+def attend(query, keys, values=None, score=dot_score, mask=None):
     if not values:
         values = keys
-    weights = masked_softmax(score(query, keys), mask)  # noqa: F821 (from the notebook)
+    weights = masked_softmax(score(query, keys), mask)
     context = torch.bmm(weights.unsqueeze(1), values).squeeze(1)
     return context, weights

@@ -9,4 +9,4 @@ import torch
 
 
 def scaled_dot_score(query: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
-    return dot_score(query, keys) / math.sqrt(keys.shape[1])  # noqa: F821 (from the notebook)
+    return dot_score(query, keys) / math.sqrt(keys.shape[1])
