@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 JOBS   ?= 2
 
-.PHONY: help setup book release validate lint test test-fast clean
+.PHONY: help setup sandbox-tools book release validate lint test clean
 
 help:
 	@echo "make book      build the website into _build/html (executes the notebooks, cached)"
@@ -25,6 +25,13 @@ $(STAMP): requirements.txt pyproject.toml
 
 setup: $(STAMP)
 
+# Grading runs every notebook in a bubblewrap sandbox (autograder/sandbox.py).
+sandbox-tools:
+	@command -v bwrap >/dev/null && command -v prlimit >/dev/null || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    apt-get update -qq && apt-get install -y -qq bubblewrap util-linux >/dev/null; \
+	  else echo "Grading needs bubblewrap and prlimit: sudo apt-get install bubblewrap"; exit 1; fi; }
+
 book: $(STAMP)
 	$(BIN)/jupyter-book build . --builder html
 	@echo "The website is in _build/html/index.html"
@@ -32,13 +39,13 @@ book: $(STAMP)
 release: $(STAMP)
 	$(BIN)/python -m autograder release
 
-validate: $(STAMP)
+validate: $(STAMP) sandbox-tools
 	$(BIN)/python -m autograder validate --jobs $(JOBS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
 
-test: lint
+test: lint sandbox-tools
 	$(BIN)/python -m pytest -n $(JOBS) --dist loadgroup
 
 clean:

@@ -61,17 +61,21 @@ class Course:
         """Names (without .ipynb) of the notebooks an assignment's release holds."""
         return sorted(p.stem for p in (self.release / assignment).glob("*.ipynb"))
 
-    def config(self, timeout: int = DEFAULT_TIMEOUT, db_url: str | None = None) -> Config:
+    def config(self, timeout: int = DEFAULT_TIMEOUT, db_url: str | None = None,
+               extra: Config | None = None) -> Config:
         c = configure(Config(), self.root, timeout=timeout)
         if db_url is not None:
             c.CourseDirectory.db_url = db_url
         c.NbGraderAPI.log_level = "WARN"
+        if extra is not None:
+            c.merge(extra)
         return c
 
-    def api(self, timeout: int = DEFAULT_TIMEOUT, db_url: str | None = None) -> NbGraderAPI:
-        """nbgrader's Python API for this course directory."""
+    def api(self, timeout: int = DEFAULT_TIMEOUT, db_url: str | None = None,
+            extra: Config | None = None) -> NbGraderAPI:
+        """nbgrader's Python API for this course directory (``extra`` settings on top)."""
         _put_interpreter_on_path()
-        config = self.config(timeout=timeout, db_url=db_url)
+        config = self.config(timeout=timeout, db_url=db_url, extra=extra)
         coursedir = CourseDirectory(config=config)
         return NbGraderAPI(coursedir=coursedir, config=config)
 

@@ -10,6 +10,7 @@ course's ``autograded/<student>/<assignment>/`` for feedback.
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import tempfile
 import time
@@ -18,6 +19,7 @@ from pathlib import Path
 import nbformat
 from nbgrader.api import Gradebook, MissingEntry
 
+from . import sandbox
 from .course import Course
 from .outcome import FAILED, NOT_RUN, PASSED, TIMED_OUT, CellResult, Outcome
 
@@ -95,6 +97,11 @@ def answer_errors(notebook: Path) -> list[str]:
     return problems
 
 
+def _cpu(timeout: int) -> int:
+    """CPU seconds a kernel may use: the wall limit on two cores, plus start-up."""
+    return 2 * timeout + 60
+
+
 def grade_in_scratch(course: Course, assignment: str, student: str, gradebook: Path,
                      timeout: int) -> Outcome:
     """Grade ``submitted/<student>/<assignment>`` with nbgrader in a scratch directory."""
@@ -117,8 +124,13 @@ def grade_in_scratch(course: Course, assignment: str, student: str, gradebook: P
                 gradable.append(notebook)
 
         if gradable:
-            result = scratch.api(timeout=timeout).autograde(assignment, student, force=True,
-                                                            create=True)
+            workdir = scratch.autograded / student / assignment
+            jupyter_path, sandboxed = sandbox.install(Path(scratch_dir), workdir,
+                                                      sandbox.Limits(cpu_seconds=_cpu(timeout)))
+            os.environ["JUPYTER_PATH"] = os.pathsep.join(
+                [str(jupyter_path), *filter(None, [os.environ.get("JUPYTER_PATH")])])
+            result = scratch.api(timeout=timeout, extra=sandboxed).autograde(
+                assignment, student, force=True, create=True)
             if not result["success"]:
                 outcome.reasons.append(_nbgrader_failure(result))
         graded_dir = scratch.autograded / student / assignment

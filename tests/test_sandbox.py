@@ -1,0 +1,104 @@
+"""The sandbox: a submission cannot see the course, reach the network or outlive grading.
+
+Each hostile submission below defines a correct ``dot_score`` that first does something it
+must not be able to do, and prints what it achieved; the tests read the graded notebook.
+"""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+
+import nbformat
+import pytest
+
+from autograder.grading import grade
+
+from .conftest import ASSIGNMENT, REPO, filled, make_course, submit
+
+CORRECT_DOT = '''
+def dot_score(query, keys):
+    return (keys * query.unsqueeze(1)).sum(-1)
+'''
+
+
+def _probe(paths: list[str], port: int) -> str:
+    return f'''
+import os
+import socket
+
+seen = [p for p in {paths!r} if os.path.exists(p)]
+try:
+    socket.create_connection(("127.0.0.1", {port}), timeout=2).close()
+    network = "open"
+except OSError:
+    network = "closed"
+print("PROBE seen:", seen, "network:", network)
+''' + CORRECT_DOT
+
+
+MEMORY_HOG = '''
+try:
+    hoard = bytearray(16 * 1024**3)
+    print("HOG got 16 GiB")
+except MemoryError:
+    print("HOG refused")
+''' + CORRECT_DOT
+
+BACKGROUND = '''
+import subprocess
+
+subprocess.Popen(["sleep", "4242"])
+''' + CORRECT_DOT
+
+
+def _printed(course, student: str) -> str:
+    notebook = nbformat.read(course.autograded / student / ASSIGNMENT / f"{ASSIGNMENT}.ipynb",
+                             as_version=4)
+    return "".join(o.get("text", "") for c in notebook.cells for o in c.get("outputs", []))
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    course = make_course(tmp_path_factory.mktemp("sandbox") / "course")
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    port = listener.getsockname()[1]
+    submit(course, "honest", filled(course))
+    # The Python environment is mounted at its own path, so its parent folders exist, but
+    # nothing else of the repository (or of the course being graded) does.
+    secrets = [str(course.source), str(course.gradebook_path), str(course.submitted / "honest"),
+               str(course.root), str(REPO / "solutions"), str(REPO / "autograder"),
+               str(REPO / "tests")]
+    submit(course, "prober", filled(course, _probe(secrets, port)))
+    submit(course, "hog", filled(course, MEMORY_HOG))
+    submit(course, "spawner", filled(course, BACKGROUND))
+    outcomes = {o.student: o for o in grade(course, jobs=2, progress=False)}
+    listener.close()
+    return course, outcomes
+
+
+def test_no_view_of_the_course_and_no_network(graded):
+    course, outcomes = graded
+    printed = _printed(course, "prober")
+    assert "PROBE seen: [] network: closed" in printed
+    assert outcomes["prober"].score == 14        # the code itself is correct
+
+
+def test_memory_is_limited_and_the_rest_is_graded(graded):
+    course, outcomes = graded
+    assert "HOG refused" in _printed(course, "hog")
+    assert outcomes["hog"].score == 14
+
+
+def test_nothing_outlives_grading(graded):
+    _, outcomes = graded
+    assert outcomes["spawner"].score == 14
+    left = subprocess.run(["pgrep", "-f", "sleep 4242"], capture_output=True, text=True)
+    assert left.stdout.strip() == "", "a process started by a submission outlived grading"
+
+
+def test_honest_submission_unaffected(graded):
+    _, outcomes = graded
+    assert outcomes["honest"].score == 14
