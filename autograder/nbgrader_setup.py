@@ -13,7 +13,7 @@ import nbgrader.preprocessors as nbp
 from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor
 from traitlets.config import Config
 
-from .preprocessors import HideHiddenTests, StderrIsNotAFailure
+from .preprocessors import ExecuteSurvivingCrashes, HideHiddenTests, StderrIsNotAFailure
 
 COURSE_ID = "attention-nlp"
 SOURCE_DIR = "solutions"
@@ -50,12 +50,15 @@ def configure(c: Config, root: str | Path, timeout: int = DEFAULT_TIMEOUT) -> Co
 
     c.ClearSolutions.code_stub = {"python": STUB}
     c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
+    # Hidden code may also sit in locked, ungraded cells (the grader's shared reference
+    # implementations): nbgrader stores locked cells and restores them when grading.
+    c.ClearHiddenTests.enforce_metadata = False
 
     # Grading: each cell may run `timeout` seconds; honest stderr (warnings) costs no marks.
     c.Execute.timeout = timeout
     c.Execute.kernel_name = "python3"
     c.Autograde.autograde_preprocessors = [
-        nbp.Execute,
+        ExecuteSurvivingCrashes,
         nbp.IgnorePattern,
         ClearMetadataPreprocessor,
         nbp.LimitOutput,

@@ -22,6 +22,7 @@ from nbgrader.api import Gradebook, MissingEntry
 from . import sandbox
 from .course import Course
 from .outcome import FAILED, NOT_RUN, PASSED, TIMED_OUT, CellResult, Outcome
+from .preprocessors import KERNEL_DIED
 
 _MESSAGE_LIMIT = 500
 
@@ -57,6 +58,8 @@ def _error_of(cell) -> tuple[str, str] | None:
         return None
     if any(o.ename == "CellTimeoutError" for o in errors):
         return TIMED_OUT, "the cell ran past the time limit and was stopped"
+    if errors[0].ename == KERNEL_DIED:
+        return NOT_RUN, errors[0].evalue
     error = errors[0]
     message = f"{error.ename}: {error.evalue}" if error.evalue else error.ename
     return FAILED, message[:_MESSAGE_LIMIT]
@@ -92,6 +95,8 @@ def answer_errors(notebook: Path) -> list[str]:
             where = f"{notebook.stem}: your cell '{meta.get('grade_id', 'without an id')}'"
             if status == TIMED_OUT:
                 problems.append(f"{where} ran past the time limit and was stopped")
+            elif status == NOT_RUN:
+                problems.append(f"{where}: {message}")
             else:
                 problems.append(f"{where} raised {message}"[:_MESSAGE_LIMIT])
     return problems

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from autograder.grading import grade
-from autograder.outcome import PASSED, TIMED_OUT
+from autograder.outcome import NOT_RUN, PASSED, TIMED_OUT
 
 from .conftest import filled, make_course, submit
 
@@ -40,10 +40,17 @@ def test_a_hanging_test_times_out_and_the_rest_is_graded(outcomes):
     assert 0 < outcomes["hangs"].score < 14
 
 
-def test_a_dead_kernel_gets_a_row_and_a_reason(outcomes):
+def test_a_dead_kernel_costs_only_the_tests_it_prevents(outcomes):
     crashed = outcomes["crashes"]
-    assert crashed.score == 0 and len(crashed.cells) == 11
-    assert any("kernel died" in reason for reason in crashed.reasons)
+    cells = {c.grade_id: c for c in crashed.cells}
+    assert cells["test-dot-score"].status == NOT_RUN
+    assert "kernel died" in cells["test-dot-score"].message
+    # Tests that never call dot_score are graded in the re-run notebook...
+    assert cells["test-general-score"].status == PASSED
+    assert cells["test-masked-softmax-mask"].status == PASSED
+    # ...and every test that calls it kills the kernel again and is lost.
+    assert cells["test-scaled-dot-score"].score == 0
+    assert 0 < crashed.score < 14
 
 
 def test_the_rest_of_the_batch_is_unaffected(outcomes):

@@ -97,6 +97,7 @@ example_query = torch.tensor([[1.0, 0.0, 1.0]])            # (B=1, d=3)
 example_keys = torch.tensor([[[1.0, 0.0, 1.0],
                               [0.0, 1.0, 0.0],
                               [1.0, 1.0, 1.0]]])           # (B=1, n=3, d=3)
+example_values = torch.tensor([[[10.0], [20.0], [30.0]]])  # (B=1, n=3, d_v=1)
 
 
 def assert_close(actual, expected, what):
@@ -166,27 +167,8 @@ def assert_matches_reference(fn, reference, *args, what):
         torch.testing.assert_close(a, e, **tolerance(e.dtype), msg=lambda m, w=where: f"{w}: {m}")
 
 
-# %% [markdown] nbgrader={"grade": false, "grade_id": "part1", "locked": true, "schema_version": 3, "solution": false}
-# ## Part 1 · Dot product (1 point)
-#
-# $$s_i = q^\top k_i \qquad (d_q = d_k)$$
-#
-# For the whole batch at once: `keys` `(B, n, d)` times `query` as a column `(B, d, 1)` gives
-# `(B, n, 1)`; drop the last dimension. `torch.bmm`, `@` with broadcasting or `torch.einsum`
-# all work.
-
-# %% nbgrader={"grade": false, "grade_id": "dot_score", "locked": false, "schema_version": 3, "solution": true}
-def dot_score(query: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
-    """Dot-product scores.
-
-    query (B, d), keys (B, n, d) -> scores (B, n) with scores[b, i] = query[b] . keys[b, i].
-    """
-    ### BEGIN SOLUTION
-    return torch.bmm(keys, query.unsqueeze(-1)).squeeze(-1)   # (B, n, d) @ (B, d, 1) -> (B, n)
-    ### END SOLUTION
-
-
-# %% nbgrader={"grade": true, "grade_id": "test-dot-score", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+# %% nbgrader={"grade": false, "grade_id": "grading-references", "locked": true, "schema_version": 3, "solution": false}
+# When your notebook is graded, the grader's reference implementations are added here.
 ### BEGIN HIDDEN TESTS
 # Reference implementations, written as plain loops over the batch and the keys.
 def _ref_dot(query, keys):
@@ -251,6 +233,29 @@ def _attend_with_reference_softmax(*args):
     finally:
         globals()["masked_softmax"] = saved
 ### END HIDDEN TESTS
+
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "part1", "locked": true, "schema_version": 3, "solution": false}
+# ## Part 1 · Dot product (1 point)
+#
+# $$s_i = q^\top k_i \qquad (d_q = d_k)$$
+#
+# For the whole batch at once: `keys` `(B, n, d)` times `query` as a column `(B, d, 1)` gives
+# `(B, n, 1)`; drop the last dimension. `torch.bmm`, `@` with broadcasting or `torch.einsum`
+# all work.
+
+# %% nbgrader={"grade": false, "grade_id": "dot_score", "locked": false, "schema_version": 3, "solution": true}
+def dot_score(query: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
+    """Dot-product scores.
+
+    query (B, d), keys (B, n, d) -> scores (B, n) with scores[b, i] = query[b] . keys[b, i].
+    """
+    ### BEGIN SOLUTION
+    return torch.bmm(keys, query.unsqueeze(-1)).squeeze(-1)   # (B, n, d) @ (B, d, 1) -> (B, n)
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": true, "grade_id": "test-dot-score", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 assert_close(dot_score(example_query, example_keys),
              torch.tensor([[2.0, 0.0, 2.0]]), "dot_score on the worked example")
 assert dot_score(torch.randn(4, 6), torch.randn(4, 5, 6)).shape == (4, 5)
@@ -568,8 +573,7 @@ def attend(query: torch.Tensor, keys: torch.Tensor, values: torch.Tensor | None 
 
 
 # %% nbgrader={"grade": true, "grade_id": "test-attend-key-value", "locked": true, "points": 1, "schema_version": 3, "solution": false}
-_values = torch.tensor([[[10.0], [20.0], [30.0]]])            # (B=1, n=3, d_v=1)
-_context, _weights = attend(example_query, example_keys, _values)
+_context, _weights = attend(example_query, example_keys, example_values)
 assert_close(_weights, torch.tensor([[0.4683, 0.0634, 0.4683]]), "attend: weights")
 assert_close(_context, torch.tensor([[20.0]]), "attend: key-value context")
 assert attend(torch.randn(2, 4), torch.randn(2, 3, 4), torch.randn(2, 3, 7))[0].shape == (2, 7)
@@ -607,9 +611,9 @@ for _B, _n, _d, _dtype in [(3, 5, 4, torch.float32), (1, 1, 3, torch.float32),
 
 # %% nbgrader={"grade": true, "grade_id": "test-attend-mask-and-score", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 _mask = torch.tensor([[True, True, False]])
-_context, _weights = attend(example_query, example_keys, _values, mask=_mask)
+_context, _weights = attend(example_query, example_keys, example_values, mask=_mask)
 assert_close(_weights, torch.tensor([[0.8808, 0.1192, 0.0]]), "attend: weights with a mask")
-_context, _weights = attend(example_query, example_keys, _values,
+_context, _weights = attend(example_query, example_keys, example_values,
                             score=lambda q, k: -dot_score(q, k))
 assert _weights[0, 1] > _weights[0, 0], "attend must use the score function it is given"
 ### BEGIN HIDDEN TESTS
