@@ -1,7 +1,8 @@
 """Grade one submission in a scratch course directory: ``python -m autograder.worker``.
 
 The worker never writes to the course's gradebook. It copies the submission and a snapshot
-of the gradebook into a scratch directory, runs nbgrader's autograder there, and writes an
+of the gradebook into a scratch directory, runs nbgrader's autograder there (the notebook's
+kernel in the sandbox of :mod:`autograder.sandbox`), and writes an
 :class:`~autograder.outcome.Outcome` (JSON) that the single writer in
 :mod:`autograder.grading` records. The autograded notebooks are copied back into the
 course's ``autograded/<student>/<assignment>/`` for feedback.
@@ -51,7 +52,8 @@ def _error_of(cell) -> tuple[str, str] | None:
     """(status, message) of a cell's error output, or None if it raised nothing.
 
     A cell stopped at the time limit shows a KeyboardInterrupt (the kernel was interrupted)
-    and nbgrader's CellTimeoutError: that is a timeout, not a failure of the code.
+    and nbgrader's CellTimeoutError: that is a timeout, not a failure of the code. A cell
+    that killed the kernel was skipped on the re-run (``KernelDied``): it could not run.
     """
     errors = [o for o in cell.get("outputs", []) if o.output_type == "error"]
     if not errors:
