@@ -13,7 +13,12 @@ import nbgrader.preprocessors as nbp
 from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor
 from traitlets.config import Config
 
-from .preprocessors import ExecuteSurvivingCrashes, HideHiddenTests, StderrIsNotAFailure
+from .preprocessors import (
+    ExecuteSurvivingCrashes,
+    HideHiddenTests,
+    LimitOutputSize,
+    StderrIsNotAFailure,
+)
 
 COURSE_ID = "attention-nlp"
 SOURCE_DIR = "solutions"
@@ -62,6 +67,7 @@ def configure(c: Config, root: str | Path, timeout: int = DEFAULT_TIMEOUT) -> Co
         nbp.IgnorePattern,
         ClearMetadataPreprocessor,
         nbp.LimitOutput,
+        LimitOutputSize,
         StderrIsNotAFailure,
         nbp.SaveAutoGrades,
         nbp.AssignLatePenalties,

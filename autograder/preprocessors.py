@@ -35,6 +35,33 @@ class StderrIsNotAFailure(NbGraderPreprocessor):
         return cell, resources
 
 
+class LimitOutputSize(NbGraderPreprocessor):
+    """Cut every output to ``max_chars`` characters.
+
+    nbgrader's LimitOutput counts lines; one enormous line (or image) would still fill the
+    graded notebook, the feedback page and the disk.
+    """
+
+    max_chars = Integer(20_000, help="Characters an output may keep").tag(config=True)
+
+    def _cut(self, text: str) -> str:
+        if len(text) <= self.max_chars:
+            return text
+        return text[:self.max_chars] + f"\n… output cut: {len(text):,} characters in all\n"
+
+    def preprocess_cell(self, cell: NotebookNode, resources: dict, index: int):
+        for output in cell.get("outputs", []):
+            if output.output_type == "stream":
+                output.text = self._cut(output.text)
+            elif output.output_type == "error":
+                output.evalue = self._cut(output.evalue)
+                output.traceback = [self._cut(line) for line in output.traceback]
+            elif any(len(str(value)) > self.max_chars for value in output.get("data", {}).values()):
+                size = sum(len(str(value)) for value in output.data.values())
+                output.data = {"text/plain": f"… output removed: {size:,} characters"}
+        return cell, resources
+
+
 class HideHiddenTests(NbGraderPreprocessor):
     """Remove hidden tests from a feedback notebook: their source and their tracebacks.
 

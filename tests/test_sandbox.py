@@ -45,6 +45,10 @@ except MemoryError:
     print("HOG refused")
 ''' + CORRECT_DOT
 
+FLOOD = '''
+print("x" * 20_000_000)
+''' + CORRECT_DOT
+
 BACKGROUND = '''
 import subprocess
 
@@ -74,6 +78,7 @@ def graded(tmp_path_factory):
     submit(course, "prober", filled(course, _probe(secrets, port)))
     submit(course, "hog", filled(course, MEMORY_HOG))
     submit(course, "spawner", filled(course, BACKGROUND))
+    submit(course, "flooder", filled(course, FLOOD))
     outcomes = {o.student: o for o in grade(course, jobs=2, progress=False)}
     listener.close()
     return course, outcomes
@@ -102,3 +107,10 @@ def test_nothing_outlives_grading(graded):
 def test_honest_submission_unaffected(graded):
     _, outcomes = graded
     assert outcomes["honest"].score == 14
+
+
+def test_a_flood_of_output_is_cut_and_costs_nothing(graded):
+    course, outcomes = graded
+    assert outcomes["flooder"].score == 14
+    notebook = course.autograded / "flooder" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+    assert notebook.stat().st_size < 2_000_000, "nbgrader's LimitOutput keeps the notebook small"
