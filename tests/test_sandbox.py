@@ -114,3 +114,25 @@ def test_a_flood_of_output_is_cut_and_costs_nothing(graded):
     assert outcomes["flooder"].score == 14
     notebook = course.autograded / "flooder" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
     assert notebook.stat().st_size < 2_000_000, "nbgrader's LimitOutput keeps the notebook small"
+
+
+def test_honest_submission_graded_in_this_batch_as_when_graded_alone(graded, tmp_path):
+    course, outcomes = graded
+    alone = make_course(tmp_path / "alone")
+    honest = course.submitted / "honest" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+    submit(alone, "honest", nbformat.read(honest, as_version=4))
+    (by_itself,) = grade(alone, jobs=1, progress=False)
+
+    def verdicts(outcome):
+        return [(c.grade_id, c.score, c.status, c.message) for c in outcome.cells]
+
+    assert verdicts(by_itself) == verdicts(outcomes["honest"])
+
+
+def test_no_kernel_or_sandbox_left_running(graded):
+    _, outcomes = graded
+    # Other test modules may be grading at the same time: look for this batch's students.
+    ours = "|".join(outcomes)
+    left = subprocess.run(["pgrep", "-af", f"autograded/({ours})/"], capture_output=True,
+                          text=True).stdout
+    assert left.strip() == "", f"processes left by grading:\n{left}"
