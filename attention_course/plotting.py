@@ -66,6 +66,26 @@ def _flatten_titles(titles: Sequence[Any] | None, n_panels: int) -> list[str | N
     return [None if t is None else str(t) for t in flat]
 
 
+# Default layout, in inches: a book page is about 7.5 inches wide at 100 dpi, so grids are
+# shrunk (down to a smallest cell) to fit it and their text is not scaled down on the page.
+_PAGE_WIDTH = 7.5
+_CELL, _MIN_CELL = 0.42, 0.25
+_PANEL_MARGIN_W, _PANEL_MARGIN_H, _COLORBAR_W = 0.7, 0.75, 0.9
+
+
+def _default_figsize(grid: list[list[np.ndarray]], colorbar: bool) -> tuple[float, float]:
+    """Size the figure from the largest matrix, fitting the page width where possible."""
+    nrows, ncols = len(grid), len(grid[0])
+    n_q = max(m.shape[0] for row in grid for m in row)
+    n_k = max(m.shape[1] for row in grid for m in row)
+    extra_w = ncols * _PANEL_MARGIN_W + (_COLORBAR_W if colorbar else 0.2)
+    fitting = (_PAGE_WIDTH - extra_w) / (ncols * n_k)
+    cell = float(np.clip(fitting, _MIN_CELL, _CELL))
+    width = ncols * n_k * cell + extra_w
+    height = nrows * (n_q * cell + _PANEL_MARGIN_H) + 0.2
+    return width, height
+
+
 def show_heatmaps(
     matrices: Any,
     xlabels: Sequence[str] | None = None,
@@ -109,7 +129,8 @@ def show_heatmaps(
         vmin: Value drawn with the lightest colour; default ``min(0, smallest value)``.
         vmax: Value drawn with the darkest colour; default the largest value.
         colorbar: Add one colourbar shared by all panels.
-        figsize: Figure size in inches; by default it grows with the matrices.
+        figsize: Figure size in inches; by default it grows with the matrices and, where
+            the cells can stay legible, fits a book page (7.5 inches).
         fontsize: Font size of tick labels, titles and annotations.
 
     Returns:
@@ -130,11 +151,7 @@ def show_heatmaps(
         vmax = vmin + 1.0
 
     if figsize is None:
-        n_q = max(m.shape[0] for row in grid for m in row)
-        n_k = max(m.shape[1] for row in grid for m in row)
-        width = float(np.clip(0.45 * n_k + 0.9, 1.8, 6.0))
-        height = float(np.clip(0.45 * n_q + 0.8, 1.6, 6.0))
-        figsize = (ncols * width + (1.0 if colorbar else 0.3), nrows * height + 0.3)
+        figsize = _default_figsize(grid, colorbar)
 
     colormap = plt.get_cmap(cmap).copy()
     colormap.set_bad("lightgrey")

@@ -14,6 +14,9 @@ from autograder.release import code_line, secret_lines
 
 from .conftest import ASSIGNMENT, REPO, visible_text
 
+# One worker builds the book: two parallel builds would race on the same `_build/` cache.
+pytestmark = pytest.mark.xdist_group("book")
+
 HTML = REPO / "_build" / "html"
 PAGES = ["book/intro", "book/overview/index", "book/traditional/index",
          "book/traditional/attention-module", f"exercises/{ASSIGNMENT}/{ASSIGNMENT}",
