@@ -7,13 +7,14 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 JOBS   ?= 2
 
-.PHONY: help setup sandbox-tools book release validate lint test clean
+.PHONY: help setup sandbox-tools book release validate lint test bench clean
 
 help:
 	@echo "make book      build the website into _build/html (executes the notebooks, cached)"
 	@echo "make test      lint, then run the whole test suite (release, grading, mutants, book)"
 	@echo "make release   regenerate exercises/ from solutions/ (nbgrader generate_assignment)"
 	@echo "make validate  grade solution, release, every mutant and variant of every assignment"
+	@echo "make bench     benchmarks: ratios against a baseline measured in the same run"
 	@echo "make clean     remove builds and grading runtime folders (keeps .venv)"
 
 $(STAMP): requirements.txt pyproject.toml
@@ -27,10 +28,11 @@ setup: $(STAMP)
 
 # Grading runs every notebook in a bubblewrap sandbox (autograder/sandbox.py).
 sandbox-tools:
-	@command -v bwrap >/dev/null && command -v prlimit >/dev/null || { \
+	@command -v bwrap >/dev/null && command -v prlimit >/dev/null && \
+	  command -v setpriv >/dev/null || { \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 	    apt-get update -qq && apt-get install -y -qq bubblewrap util-linux >/dev/null; \
-	  else echo "Grading needs bubblewrap and prlimit: sudo apt-get install bubblewrap"; exit 1; fi; }
+	  else echo "Grading needs bubblewrap, prlimit and setpriv: sudo apt-get install bubblewrap util-linux"; exit 1; fi; }
 
 book: $(STAMP)
 	$(BIN)/jupyter-book build . --builder html
@@ -47,6 +49,9 @@ lint: $(STAMP)
 
 test: lint sandbox-tools
 	$(BIN)/python -m pytest -n $(JOBS) --dist loadgroup
+
+bench: $(STAMP) sandbox-tools
+	$(BIN)/python benchmarks/sandbox_cost.py
 
 clean:
 	rm -rf _build submitted autograded feedback gradebook.db grades.csv grades.json

@@ -13,10 +13,14 @@ import nbgrader.preprocessors as nbp
 from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor
 from traitlets.config import Config
 
+from .hidden import SUITE_FILE
 from .preprocessors import (
     ExecuteSurvivingCrashes,
     HideHiddenTests,
+    JudgeHiddenTests,
     LimitOutputSize,
+    RestoreCourseCells,
+    ShipHiddenCases,
     StderrIsNotAFailure,
 )
 
@@ -48,22 +52,35 @@ def configure(c: Config, root: str | Path, timeout: int = DEFAULT_TIMEOUT) -> Co
     c.CourseDirectory.course_id = COURSE_ID
     c.CourseDirectory.source_directory = SOURCE_DIR
     c.CourseDirectory.release_directory = RELEASE_DIR
-    c.CourseDirectory.ignore = _NBGRADER_IGNORE + notebook_source_names(root)
+    c.CourseDirectory.ignore = _NBGRADER_IGNORE + notebook_source_names(root) + [SUITE_FILE]
     c.CourseDirectory.db_url = f"sqlite:///{root / 'gradebook.db'}"
     # nbgrader's exchange (JupyterHub hand-in) is not used; give it a writable place anyway.
     c.Exchange.root = tempfile.gettempdir()
 
     c.ClearSolutions.code_stub = {"python": STUB}
     c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
-    # Hidden code may also sit in locked, ungraded cells (the grader's shared reference
-    # implementations): nbgrader stores locked cells and restores them when grading.
-    c.ClearHiddenTests.enforce_metadata = False
 
     # Grading: each cell may run `timeout` seconds; honest stderr (warnings) costs no marks.
     c.Execute.timeout = timeout
     c.Execute.kernel_name = "python3"
+    # Before grading, the course's cells are put back as released (deleted, moved or
+    # relabelled test cells included); nbgrader then restores their hidden parts.
+    c.Autograde.sanitize_preprocessors = [
+        nbp.ClearOutput,
+        nbp.DeduplicateIds,
+        nbp.OverwriteKernelspec,
+        RestoreCourseCells,
+        nbp.OverwriteCells,
+        nbp.CheckCellMetadata,
+    ]
+    c.RestoreCourseCells.release_root = str(root / RELEASE_DIR)
+    # Hidden tests: the kernel reports values on the cases' inputs, the grader judges them
+    # against references computed outside the sandbox (autograder.hidden).
+    c.ShipHiddenCases.suite_root = str(root / SOURCE_DIR)
     c.Autograde.autograde_preprocessors = [
+        ShipHiddenCases,
         ExecuteSurvivingCrashes,
+        JudgeHiddenTests,
         nbp.IgnorePattern,
         ClearMetadataPreprocessor,
         nbp.LimitOutput,

@@ -7,13 +7,17 @@ from __future__ import annotations
 
 import copy
 import re
+from pathlib import Path
 
+import nbformat
 from nbclient.exceptions import DeadKernelError
 from nbformat import NotebookNode
 from nbformat.v4 import new_output
 from nbgrader.preprocessors import Execute, NbGraderPreprocessor
 from nbgrader.utils import is_grade
-from traitlets import Integer
+from traitlets import Integer, Unicode
+
+from . import hidden, probe
 
 HIDDEN_REGION = re.compile(r"^[ \t]*### BEGIN HIDDEN TESTS.*?^[ \t]*### END HIDDEN TESTS[^\n]*\n?",
                            re.M | re.S)
@@ -129,3 +133,108 @@ class ExecuteSurvivingCrashes(Execute):
         result = super().preprocess_cell(cell, resources, index)
         self._running = None
         return result
+
+
+class RestoreCourseCells(NbGraderPreprocessor):
+    """Put the course's cells back as released, in the released order.
+
+    Runs before nbgrader's OverwriteCells. Every cell of the released notebook comes back
+    at its released position with its released metadata: test and instruction cells are
+    taken from the release (OverwriteCells then restores their hidden parts), answer cells
+    keep the student's code. A deleted test cell is therefore added back and runs; a moved
+    one runs where it belongs; a test cell whose metadata was edited to look ungraded is
+    graded anyway. Cells the student added stay, after the course cell they followed.
+    """
+
+    release_root = Unicode("", help="The course's release folder").tag(config=True)
+
+    def preprocess(self, nb: NotebookNode, resources: dict):
+        meta = resources.get("nbgrader", {})
+        template_path = Path(self.release_root) / meta.get("assignment", "") / \
+            f"{meta.get('notebook', '')}.ipynb"
+        if not self.release_root or not template_path.exists():
+            return nb, resources
+        template = nbformat.read(template_path, as_version=4)
+        known = {c.metadata["nbgrader"]["grade_id"]: c for c in template.cells
+                 if "grade_id" in c.metadata.get("nbgrader", {})}
+        answers, extras, anchor = {}, {None: []}, None
+        for cell in nb.cells:
+            grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+            if grade_id in known and grade_id not in answers:
+                answers[grade_id] = cell
+                anchor = grade_id
+                extras.setdefault(anchor, [])
+            else:                       # the student's own cell (or a duplicate)
+                cell.metadata.pop("nbgrader", None)
+                extras.setdefault(anchor, []).append(cell)
+        cells = list(extras[None])
+        for grade_id, released in known.items():
+            restored = copy.deepcopy(released)
+            mine = answers.get(grade_id)
+            if mine is not None and released.metadata["nbgrader"].get("solution") \
+                    and mine.cell_type == released.cell_type:
+                restored.source = mine.source
+            cells.append(restored)
+            cells.extend(extras.get(grade_id, []))
+        nb.cells = cells
+        return nb, resources
+
+
+class ShipHiddenCases(NbGraderPreprocessor):
+    """Before the notebook runs: put the probe and the hidden cases' inputs beside it."""
+
+    suite_root = Unicode("", help="Folder holding <assignment>/hidden_tests.py").tag(
+        config=True)
+
+    def suite(self, resources: dict) -> Path | None:
+        assignment = resources.get("nbgrader", {}).get("assignment", "")
+        path = Path(self.suite_root) / assignment / hidden.SUITE_FILE
+        return path if self.suite_root and path.exists() else None
+
+    def preprocess(self, nb: NotebookNode, resources: dict):
+        suite = self.suite(resources)
+        if suite is not None:
+            hidden.write_cases(suite, Path(resources["metadata"]["path"]))
+        return nb, resources
+
+
+class JudgeHiddenTests(ShipHiddenCases):
+    """After the notebook ran: turn the kernel's reports into verdicts, here.
+
+    A test cell passes only if it raised nothing and its hidden cases' reported values
+    match the references computed in this process; otherwise the cell gets an error output
+    that says why, which nbgrader scores 0. Reports are removed from every cell.
+    """
+
+    def preprocess(self, nb: NotebookNode, resources: dict):
+        suite = self.suite(resources)
+        expected = hidden.load(str(suite)) if suite is not None else {}
+        for cell in nb.cells:
+            if cell.cell_type != "code":
+                continue
+            reports = [o for o in cell.get("outputs", []) if probe.MIME in o.get("data", {})]
+            cell.outputs = [o for o in cell.get("outputs", []) if o not in reports]
+            grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+            if not is_grade(cell) or grade_id not in expected:
+                continue
+            if any(o.output_type == "error" for o in cell.outputs) \
+                    or cell.get("execution_count") is None:
+                continue       # failed, timed out or not run already: that verdict stands
+            mine = [o.data[probe.MIME] for o in reports
+                    if isinstance(o.data[probe.MIME], dict)
+                    and o.data[probe.MIME].get("grade_id") == grade_id]
+            if len(mine) == 1:
+                message = hidden.judge(expected[grade_id], mine[0])
+            elif not mine:
+                message = "the hidden tests did not report (the cell stopped before them)"
+            else:
+                message = "the hidden tests reported more than once (the cell was tampered with)"
+            if message:
+                cell.outputs.append(new_output("error", ename=HIDDEN_FAILURE, evalue=message,
+                                               traceback=[f"{HIDDEN_FAILURE}: {message}"]))
+        if suite is not None:
+            hidden.remove_cases(Path(resources["metadata"]["path"]))
+        return nb, resources
+
+
+HIDDEN_FAILURE = "HiddenTestFailed"

@@ -9,6 +9,7 @@ import jupytext
 import nbformat
 
 from .course import Course
+from .hidden import SUITE_FILE
 
 _REGION = re.compile(r"^[ \t]*### BEGIN (SOLUTION|HIDDEN TESTS)[^\n]*\n(.*?)^[ \t]*### END \1",
                      re.M | re.S)
@@ -47,10 +48,21 @@ def secret_lines(source: nbformat.NotebookNode) -> set[str]:
     return lines
 
 
+def assignment_secrets(course: Course, assignment: str) -> set[str]:
+    """Telling lines of an assignment's solutions, hidden regions and hidden-test suite."""
+    source = jupytext.read(course.source / assignment / f"{assignment}.py")
+    secrets = secret_lines(nbformat.from_dict(source))
+    suite = course.source / assignment / SUITE_FILE
+    if suite.exists():
+        secrets |= {line for line in map(code_line, suite.read_text().splitlines())
+                    if len(line) >= 12
+                    and not line.startswith(("#", '"""', "import ", "from "))}
+    return secrets
+
+
 def check_release(course: Course, assignment: str) -> None:
     """Raise :class:`ReleaseLeak` if a released file holds a marker or a secret line of code."""
-    source = nbformat.read(course.source / assignment / f"{assignment}.ipynb", as_version=4)
-    secrets = secret_lines(source)
+    secrets = assignment_secrets(course, assignment)
     release_dir = course.release / assignment
     if not release_dir.is_dir():
         raise ReleaseLeak(f"{assignment}: no release in {release_dir}")
@@ -62,7 +74,9 @@ def check_release(course: Course, assignment: str) -> None:
         if path.suffix == ".ipynb":
             released = {code_line(line) for cell in nbformat.reads(text, as_version=4).cells
                         for line in cell.source.splitlines()}
-            found += sorted(secrets & released)
+        else:
+            released = {code_line(line) for line in text.splitlines()}
+        found += sorted(secrets & released)
         if found:
             raise ReleaseLeak(f"{path} gives away: {found[:3]}")
 

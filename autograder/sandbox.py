@@ -8,7 +8,10 @@ and ``bwrap`` (Debian's ``bubblewrap``), so the student's code
   course, the solutions, the gradebook or other students' work;
 * has no network (an empty network namespace) and its own process tree (a PID namespace:
   anything it starts dies with the kernel), with every capability dropped;
-* is limited in address space, CPU time, file size and open files.
+* is limited in address space, CPU time, file size, open files and processes;
+* runs, when the grader is root, as an unprivileged user of its own (uid 100000 + the
+  worker's pid, so no two sandboxes share one): the process limit then holds (Linux
+  exempts root from it), and the kernel has no capability left.
 
 The kernel talks to nbgrader over Unix sockets (Jupyter's ``ipc`` transport) in a folder
 shared with the sandbox, since it has no network to share.
@@ -17,6 +20,7 @@ shared with the sandbox, since it has no network to share.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sys
 from dataclasses import dataclass
@@ -39,35 +43,69 @@ class Limits:
     cpu_seconds: int = 600
     file_bytes: int = 64 * 1024**2
     open_files: int = 256
+    processes: int = 128               # processes and threads of the sandbox's user
 
 
 def require_tools() -> None:
-    missing = [tool for tool in ("bwrap", "prlimit") if shutil.which(tool) is None]
+    missing = [tool for tool in ("bwrap", "prlimit", "setpriv") if shutil.which(tool) is None]
     if missing:
         raise SandboxUnavailable(
             f"{', '.join(missing)} not found: install Debian's bubblewrap and util-linux "
             "(`apt-get install bubblewrap`) to grade")
 
 
+def sandbox_uid() -> int:
+    """The unprivileged user a root grader runs this worker's kernel as."""
+    return 100_000 + os.getpid()
+
+
+def _kernel_command(workdir: Path, ipc_dir: Path, limits: Limits) -> list[str]:
+    """What runs inside bubblewrap: the kernel, as an unprivileged user if we are root.
+
+    As root, bubblewrap creates no user namespace, so the sandbox starts as root: it hands
+    the connection file, its folder and the sockets' folder to the sandbox's own user,
+    then ``setpriv`` becomes that user with no capabilities before the kernel starts.
+    """
+    python = str(Path(sys.prefix) / "bin" / "python")
+    kernel = ["prlimit", f"--nproc={limits.processes}", python, "-m", "ipykernel_launcher"]
+    if os.geteuid() != 0:
+        return [*kernel, "-f", "{connection_file}"]
+    uid = sandbox_uid()
+    script = ('cp "$1" /tmp/kernel.json && chown "$2:$2" /tmp /tmp/kernel.json && '
+              'chown -R "$2:$2" "$3" "$4" && shift 4 && '
+              'exec setpriv --reuid="$0" --regid="$0" --clear-groups --inh-caps=-all '
+              '--bounding-set=-all --no-new-privs "$@" -f /tmp/kernel.json')
+    return ["/bin/sh", "-c", script, str(uid), "{connection_file}", str(uid), str(workdir),
+            str(ipc_dir), *kernel]
+
+
 def kernel_argv(workdir: Path, ipc_dir: Path, limits: Limits) -> list[str]:
     """The command that starts a sandboxed kernel; ``{connection_file}`` is Jupyter's."""
     environments = sorted({str(Path(sys.prefix).resolve()), str(Path(sys.base_prefix).resolve())})
+    if os.geteuid() == 0:     # no user namespace: the kernel gets its own uid instead
+        namespaces = ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
+                      "--unshare-cgroup-try"]
+    else:
+        namespaces = ["--unshare-all", "--cap-drop", "ALL"]
     argv = ["prlimit", f"--as={limits.memory_bytes}", f"--cpu={limits.cpu_seconds}",
             f"--fsize={limits.file_bytes}", f"--nofile={limits.open_files}", "--core=0",
-            "bwrap", "--die-with-parent", "--unshare-all", "--as-pid-1",
-            "--cap-drop", "ALL",
+            "bwrap", "--die-with-parent", *namespaces, "--as-pid-1",
             "--ro-bind", "/usr", "/usr", "--symlink", "usr/bin", "/bin",
             "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
             "--symlink", "usr/sbin", "/sbin", "--ro-bind", "/etc/ld.so.cache", "/etc/ld.so.cache",
             "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+    # Folders bwrap creates on the way to a mount point are private to root by default:
+    # make them traversable, for the unprivileged user the kernel runs as.
+    for target in [*environments, str(workdir), str(ipc_dir)]:
+        for folder in reversed(Path(target).parents[:-1]):
+            argv += ["--perms", "0755", "--dir", str(folder)]
     for environment in environments:
         argv += ["--ro-bind", environment, environment]
     argv += ["--bind", str(workdir), str(workdir), "--bind", str(ipc_dir), str(ipc_dir),
              "--ro-bind", "{connection_file}", "{connection_file}",
              "--setenv", "HOME", "/tmp", "--setenv", "MPLCONFIGDIR", "/tmp",
              "--setenv", "MPLBACKEND", "Agg", "--chdir", str(workdir),
-             str(Path(sys.prefix) / "bin" / "python"), "-m", "ipykernel_launcher",
-             "-f", "{connection_file}"]
+             *_kernel_command(workdir, ipc_dir, limits)]
     return argv
 
 

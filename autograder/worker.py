@@ -23,7 +23,7 @@ from nbgrader.api import Gradebook, MissingEntry
 from . import sandbox
 from .course import Course
 from .outcome import FAILED, NOT_RUN, PASSED, TIMED_OUT, CellResult, Outcome
-from .preprocessors import KERNEL_DIED
+from .preprocessors import HIDDEN_FAILURE, KERNEL_DIED
 
 _MESSAGE_LIMIT = 500
 
@@ -62,6 +62,8 @@ def _error_of(cell) -> tuple[str, str] | None:
         return TIMED_OUT, "the cell ran past the time limit and was stopped"
     if errors[0].ename == KERNEL_DIED:
         return NOT_RUN, errors[0].evalue
+    if errors[0].ename == HIDDEN_FAILURE:
+        return FAILED, f"hidden test: {errors[0].evalue}"[:_MESSAGE_LIMIT]
     error = errors[0]
     message = f"{error.ename}: {error.evalue}" if error.evalue else error.ename
     return FAILED, message[:_MESSAGE_LIMIT]
@@ -136,6 +138,9 @@ def grade_in_scratch(course: Course, assignment: str, student: str, gradebook: P
                                                       sandbox.Limits(cpu_seconds=_cpu(timeout)))
             os.environ["JUPYTER_PATH"] = os.pathsep.join(
                 [str(jupyter_path), *filter(None, [os.environ.get("JUPYTER_PATH")])])
+            # The scratch course has no release or hidden tests of its own: use the course's.
+            sandboxed.RestoreCourseCells.release_root = str(course.release.resolve())
+            sandboxed.ShipHiddenCases.suite_root = str(course.source.resolve())
             result = scratch.api(timeout=timeout, extra=sandboxed).autograde(
                 assignment, student, force=True, create=True)
             if not result["success"]:

@@ -15,7 +15,7 @@ import nbformat
 import pytest
 
 from autograder.catalogue import implementations
-from autograder.release import secret_lines
+from autograder.release import assignment_secrets
 
 from .conftest import ASSIGNMENT, filled, notebooks, run_cli, submit, visible_text
 
@@ -143,9 +143,8 @@ def test_export_csv_matches_json(graded):
 
 def test_feedback_shows_results_but_no_hidden_test(graded):
     course, _, _ = graded
-    _, source_nb = notebooks(course)
-    secrets = secret_lines(source_nb)
-    hidden_only = {line for line in secrets if "_ref_" in line or "_g = torch.Generator" in line}
+    secrets = assignment_secrets(course, ASSIGNMENT)
+    hidden_only = {line for line in secrets if "ref_" in line or "report(" in line}
     assert hidden_only, "the hidden tests should have recognisable lines"
     pages = sorted(course.feedback.rglob("*.html"))
     assert len([p for p in pages if p.name == "index.html"]) == 7

@@ -8,7 +8,7 @@ import nbformat
 import pytest
 
 from autograder.nbgrader_setup import notebook_source_names
-from autograder.release import ReleaseLeak, check_release, code_line, secret_lines
+from autograder.release import ReleaseLeak, assignment_secrets, check_release, code_line
 
 from .conftest import ASSIGNMENT, REPO
 
@@ -31,9 +31,9 @@ def test_committed_release_is_what_release_generates(released):
 
 
 def test_release_has_no_solution_and_no_hidden_test(released):
-    source = nbformat.read(released.source / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
-    secrets = secret_lines(source)
+    secrets = assignment_secrets(released, ASSIGNMENT)
     assert len(secrets) > 50           # the check has something to look for
+    assert "def ref_masked_softmax(scores, mask=None):" in secrets    # hidden_tests.py too
     text = (released.release / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").read_text()
     for marker in ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS"):
         assert marker not in text
@@ -57,6 +57,13 @@ def test_check_release_catches_a_leak(course):
     answer = next(c for c in notebook.cells if c.metadata.get("nbgrader", {}).get("solution"))
     answer.source += "\n    return torch.bmm(keys, query.unsqueeze(-1)).squeeze(-1)"
     nbformat.write(notebook, path)
+    with pytest.raises(ReleaseLeak):
+        check_release(course, ASSIGNMENT)
+
+
+def test_check_release_catches_a_leaked_reference(course):
+    path = course.release / ASSIGNMENT / "notes.py"
+    path.write_text("def ref_masked_softmax(scores, mask=None):\n    pass\n")
     with pytest.raises(ReleaseLeak):
         check_release(course, ASSIGNMENT)
 
