@@ -33,7 +33,7 @@ import torch
 from torch import Tensor, nn
 from tqdm.std import tqdm
 
-from attention_course.number_words import SEP, NumberData, Pair, Vocab, batches, pad_batch
+from attention_course.number_words import NumberData, Pair, Vocab, batches, pad_batch
 
 __all__ = [
     "History",
@@ -446,9 +446,3 @@ def translate(model: RNNTranslator, src_tokens: Sequence[str], src_vocab: Vocab,
     if "<eos>" in out:
         out = out[: out.index("<eos>") + 1]
     return out, weights[0, : len(out)]
-
-
-def count_numbers(tokens: Sequence[str]) -> int:
-    """How many numbers a token sequence holds (one more than its :data:`SEP` tokens)."""
-    return sum(t == SEP for t in tokens) + 1
-

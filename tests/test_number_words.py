@@ -1,6 +1,9 @@
-"""The number-words data of Part 2: deterministic, disjoint splits, sound batches."""
+"""The number-words data of Part 2 (deterministic, disjoint splits, sound batches), and
+the model and BLEU of `attention_course.seq2seq` that the book runs on them."""
 
 from __future__ import annotations
+
+import math
 
 import pytest
 import torch
@@ -128,3 +131,52 @@ def test_batches_cover_every_example_once_per_epoch(bucket):
     seen = sorted(tuple(data.src_vocab.decode(row)) for b in first for row in b.src)
     assert seen == sorted(tuple(s) for s, _ in data.train)
     assert all(torch.equal(x.src, y.src) for x, y in zip(first, again, strict=True))
+
+
+# -- The book's model reads these batches: padding must not change it. --------------------
+
+
+@pytest.mark.parametrize("attention, coverage", [(False, False), (True, False), (True, True)])
+def test_model_ignores_padding_and_decodes_like_teacher_forcing(attention, coverage):
+    from attention_course.seq2seq import RNNTranslator
+
+    torch.manual_seed(0)
+    model = RNNTranslator(20, 15, 8, 6, 5, use_attention=attention,
+                          coverage=coverage).double()
+    src = torch.randint(4, 20, (3, 7))
+    lengths = torch.tensor([7, 3, 1])
+    src[1, 3:] = 0
+    src[2, 1:] = 0
+    tgt_in = torch.randint(4, 15, (3, 5))
+    states, summary = model.encode(src, lengths)
+    logits, weights = model(src, lengths, tgt_in)
+    for b in range(3):
+        n = int(lengths[b])
+        alone_states, alone_summary = model.encode(src[b:b + 1, :n], lengths[b:b + 1])
+        alone_logits, alone_weights = model(src[b:b + 1, :n], lengths[b:b + 1],
+                                            tgt_in[b:b + 1])
+        assert torch.allclose(states[b, :n], alone_states[0])
+        assert torch.allclose(summary[b], alone_summary[0])
+        assert torch.allclose(logits[b], alone_logits[0])
+        assert torch.allclose(weights[b, :, :n], alone_weights[0])
+        assert (states[b, n:] == 0).all() and (weights[b, :, n:] == 0).all()
+    # Greedy decoding equals teacher forcing on the decoded tokens, up to <eos> (id 2).
+    tokens, gen_weights = model.generate(src, lengths, bos_id=1, eos_id=2, max_len=6)
+    fed = torch.cat([torch.ones(3, 1, dtype=torch.long), tokens[:, :-1]], dim=1)
+    logits, weights = model(src, lengths, fed)
+    for b in range(3):
+        row = tokens[b].tolist()
+        end = row.index(2) + 1 if 2 in row else len(row)
+        assert logits[b, :end].argmax(-1).tolist() == row[:end]
+        assert torch.allclose(weights[b, :end], gen_weights[b, :end])
+
+
+def test_bleu_matches_hand_computed_values():
+    from attention_course.seq2seq import bleu
+
+    ref = list("12345678")
+    assert bleu([ref], [ref]) == pytest.approx(100.0)
+    # Every n-gram of a 4-token prefix is in the reference; only the brevity penalty
+    # exp(1 - 8/4) lowers the score.
+    assert bleu([ref[:4]], [ref]) == pytest.approx(100 * math.exp(-1.0))
+    assert bleu([list("9999")], [ref]) == 0.0
