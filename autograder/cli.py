@@ -99,7 +99,7 @@ def parser() -> argparse.ArgumentParser:
         p.add_argument("assignments", nargs="*")
         p.add_argument("--jobs", type=int, default=2, help="submissions graded at once")
         p.add_argument("--timeout", type=int, default=DEFAULT_TIMEOUT,
-                       help="seconds each notebook (and each of its cells) may run")
+                       help="seconds each notebook may run (one cell: a quarter of it)")
         p.set_defaults(run=run)
 
     p = sub.add_parser("feedback", help="HTML feedback per student, hidden tests hidden")

@@ -24,9 +24,11 @@ from nbgrader.api import Gradebook, MissingEntry
 from sqlalchemy.exc import SAWarning
 from tqdm import tqdm
 
+from . import sandbox
 from .course import Course
 from .nbgrader_setup import DEFAULT_TIMEOUT
 from .outcome import NOT_RUN, TIMED_OUT, CellResult, Outcome
+from .preprocessors import ExecuteSurvivingCrashes
 from .worker import expected_cells
 
 REPORT_NAME = "autograder-report.json"
@@ -73,14 +75,18 @@ def run_worker(course: Course, student: str, assignment: str, snapshot: Path, ti
     """Grade one submission in a child process; never raises for the submission's faults."""
     cells = expected_cells(f"sqlite:///{snapshot}", assignment)
     output = scratch / f"{student}--{assignment}.json"
+    workspace = scratch / f"{student}--{assignment}"
+    workspace.mkdir()
     # The package is put on the worker's sys.path, not in PYTHONPATH, which the notebook's
     # kernel would inherit.
     bootstrap = (f"import sys; sys.path.insert(0, {str(PACKAGE_PARENT)!r}); "
                  "from autograder.worker import main; main()")
     command = [sys.executable, "-c", bootstrap, "--root", str(course.root),
                "--assignment", assignment, "--student", student, "--gradebook", str(snapshot),
-               "--timeout", str(timeout), "--output", str(output)]
-    wall = timeout * max(1, len(cells)) + STARTUP_ALLOWANCE
+               "--timeout", str(timeout), "--output", str(output), "--workspace", str(workspace)]
+    # Each run of the notebook may take `timeout`; a dead kernel costs a fresh run.
+    wall = timeout * (ExecuteSurvivingCrashes.max_kernel_deaths.default_value + 1) \
+        + STARTUP_ALLOWANCE
     stale = course.autograded / student / assignment
     if stale.exists():
         shutil.rmtree(stale)   # a previous run's notebooks must not pass for this run's
@@ -93,7 +99,8 @@ def run_worker(course: Course, student: str, assignment: str, snapshot: Path, ti
         return _ungraded(student, assignment, cells, TIMED_OUT,
                          f"grading took longer than {wall} s and was stopped")
     finally:
-        _kill_group(process)   # nothing the submission started may outlive its grading
+        _kill_group(process)       # nothing the submission started may outlive its grading:
+        sandbox.reap(workspace)    # the worker's group, then its sandbox's processes
     if process.returncode != 0 or not output.exists():
         last = (stderr or "").strip().splitlines()[-1:] or ["no message"]
         return _ungraded(student, assignment, cells, NOT_RUN,
@@ -145,7 +152,9 @@ def grade(course: Course, assignments: list[str] | None = None, jobs: int = 1,
     submissions = find_submissions(course, assignments)
     ensure_released(course, sorted({a for _, a in submissions}))
     outcomes = []
-    with tempfile.TemporaryDirectory(prefix="autograder-batch-") as scratch_dir:
+    # The batch's scratch folder is in the course, so everything grading starts names the
+    # course (see sandbox.reap), and a batch never mistakes another course's processes.
+    with tempfile.TemporaryDirectory(prefix=".grading-", dir=course.root) as scratch_dir:
         scratch = Path(scratch_dir)
         snapshot = snapshot_gradebook(course, scratch / "gradebook-snapshot.db")
         with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:

@@ -27,7 +27,7 @@ from .preprocessors import (
 COURSE_ID = "attention-nlp"
 SOURCE_DIR = "solutions"
 RELEASE_DIR = "exercises"
-DEFAULT_TIMEOUT = 120   # seconds a notebook may run when graded
+DEFAULT_TIMEOUT = 120   # seconds a notebook may run when graded (one run; see Execute…)
 
 # nbgrader's default ignore list, plus the notebook sources (see notebook_sources).
 _NBGRADER_IGNORE = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback"]
@@ -45,6 +45,11 @@ def notebook_source_names(root: Path) -> list[str]:
                    if p.stem == p.parent.name})
 
 
+def cell_timeout(notebook_timeout: int) -> int:
+    """Seconds one cell may run when the whole notebook may run ``notebook_timeout``."""
+    return max(5, notebook_timeout // 4)
+
+
 def configure(c: Config, root: str | Path, timeout: int = DEFAULT_TIMEOUT) -> Config:
     """Fill ``c`` with the course's nbgrader settings for the course directory ``root``."""
     root = Path(root).resolve()
@@ -60,8 +65,10 @@ def configure(c: Config, root: str | Path, timeout: int = DEFAULT_TIMEOUT) -> Co
     c.ClearSolutions.code_stub = {"python": STUB}
     c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
 
-    # Grading: each cell may run `timeout` seconds; honest stderr (warnings) costs no marks.
-    c.Execute.timeout = timeout
+    # Grading: the notebook may run `timeout` seconds, one cell a quarter of that (so a
+    # hanging cell leaves time for the others); honest stderr (warnings) costs no marks.
+    c.Execute.timeout = cell_timeout(timeout)
+    c.ExecuteSurvivingCrashes.notebook_timeout = timeout
     c.Execute.kernel_name = "python3"
     # Before grading, the course's cells are put back as released (deleted, moved or
     # relabelled test cells included); nbgrader then restores their hidden parts.

@@ -6,7 +6,9 @@ They are added to nbgrader's own pipelines in :mod:`autograder.nbgrader_setup`.
 from __future__ import annotations
 
 import copy
+import math
 import re
+import time
 from pathlib import Path
 
 import nbformat
@@ -86,6 +88,7 @@ class HideHiddenTests(NbGraderPreprocessor):
 
 
 KERNEL_DIED = "KernelDied"
+OUT_OF_TIME = "NotebookOutOfTime"
 
 
 class ExecuteSurvivingCrashes(Execute):
@@ -98,13 +101,19 @@ class ExecuteSurvivingCrashes(Execute):
     """
 
     max_kernel_deaths = Integer(4, help="Fresh runs allowed after a dead kernel").tag(config=True)
+    notebook_timeout = Integer(0, help="Seconds one run of the notebook may take in all "
+                               "(0: no limit); a cell may also take at most `timeout`").tag(
+                                   config=True)
 
     def preprocess(self, nb: NotebookNode, resources: dict | None = None, km=None):
         pristine = copy.deepcopy(nb)
         self._fatal: set[int] = set()
         self._skip_from: int | None = None
+        self._cell_limit = self.timeout
         for deaths in range(self.max_kernel_deaths + 2):
             self._running: int | None = None
+            self._deadline = (time.monotonic() + self.notebook_timeout
+                              if self.notebook_timeout else None)
             try:
                 return super().preprocess(copy.deepcopy(pristine), resources, km)
             except DeadKernelError:
@@ -129,6 +138,17 @@ class ExecuteSurvivingCrashes(Execute):
                                            traceback=[f"{KERNEL_DIED}: {reason}"])]
                 cell.execution_count = None
             return cell, resources
+        if cell.cell_type == "code" and self._deadline is not None:
+            remaining = self._deadline - time.monotonic()
+            if remaining <= 0:
+                reason = (f"the notebook used up its time limit of {self.notebook_timeout} s "
+                          "before this cell could run")
+                cell.outputs = [new_output("error", ename=OUT_OF_TIME, evalue=reason,
+                                           traceback=[f"{OUT_OF_TIME}: {reason}"])]
+                cell.execution_count = None
+                return cell, resources
+            limits = [limit for limit in (self._cell_limit, remaining) if limit]
+            self.timeout = max(1, math.ceil(min(limits)))
         self._running = index
         result = super().preprocess_cell(cell, resources, index)
         self._running = None

@@ -4,8 +4,8 @@ nbgrader runs the notebook in a kernel; here that kernel is started through ``pr
 and ``bwrap`` (Debian's ``bubblewrap``), so the student's code
 
 * sees a file system of its own: the system's ``/usr`` and the Python environment,
-  read-only, an empty ``/tmp``, and read-write only its own notebook's folder — not the
-  course, the solutions, the gradebook or other students' work;
+  read-only, an empty ``/tmp``, and read-write only its own notebook's folder (seen as
+  ``/submission``) — not the course, the solutions, the gradebook or other students' work;
 * has no network (an empty network namespace) and its own process tree (a PID namespace:
   anything it starts dies with the kernel), with every capability dropped;
 * is limited in address space, CPU time, file size, open files and processes;
@@ -22,13 +22,19 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from traitlets.config import Config
 
 KERNEL_NAME = "autograder-sandbox"
+# Where the notebook's folder appears inside the sandbox, whatever its path outside.
+SANDBOX_FOLDER = "/submission"
+# Set in every sandboxed process to the folder it grades, so a leftover can be traced.
+SUBMISSION_VARIABLE = "AUTOGRADER_SUBMISSION"
 
 
 class SandboxUnavailable(RuntimeError):
@@ -59,12 +65,14 @@ def sandbox_uid() -> int:
     return 100_000 + os.getpid()
 
 
-def _kernel_command(workdir: Path, ipc_dir: Path, limits: Limits) -> list[str]:
+def _kernel_command(ipc_dir: Path, limits: Limits) -> list[str]:
     """What runs inside bubblewrap: the kernel, as an unprivileged user if we are root.
 
     As root, bubblewrap creates no user namespace, so the sandbox starts as root: it hands
     the connection file, its folder and the sockets' folder to the sandbox's own user,
     then ``setpriv`` becomes that user with no capabilities before the kernel starts.
+    Changing user clears the parent-death signal bubblewrap set (``--die-with-parent``), so
+    ``setpriv`` sets it again: the kernel, and with it its PID namespace, dies with bwrap.
     """
     python = str(Path(sys.prefix) / "bin" / "python")
     kernel = ["prlimit", f"--nproc={limits.processes}", python, "-m", "ipykernel_launcher"]
@@ -74,8 +82,8 @@ def _kernel_command(workdir: Path, ipc_dir: Path, limits: Limits) -> list[str]:
     script = ('cp "$1" /tmp/kernel.json && chown "$2:$2" /tmp /tmp/kernel.json && '
               'chown -R "$2:$2" "$3" "$4" && shift 4 && '
               'exec setpriv --reuid="$0" --regid="$0" --clear-groups --inh-caps=-all '
-              '--bounding-set=-all --no-new-privs "$@" -f /tmp/kernel.json')
-    return ["/bin/sh", "-c", script, str(uid), "{connection_file}", str(uid), str(workdir),
+              '--bounding-set=-all --no-new-privs --pdeathsig KILL "$@" -f /tmp/kernel.json')
+    return ["/bin/sh", "-c", script, str(uid), "{connection_file}", str(uid), SANDBOX_FOLDER,
             str(ipc_dir), *kernel]
 
 
@@ -96,30 +104,34 @@ def kernel_argv(workdir: Path, ipc_dir: Path, limits: Limits) -> list[str]:
             "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
     # Folders bwrap creates on the way to a mount point are private to root by default:
     # make them traversable, for the unprivileged user the kernel runs as.
-    for target in [*environments, str(workdir), str(ipc_dir)]:
+    for target in [*environments, str(ipc_dir)]:
         for folder in reversed(Path(target).parents[:-1]):
             argv += ["--perms", "0755", "--dir", str(folder)]
     for environment in environments:
         argv += ["--ro-bind", environment, environment]
-    argv += ["--bind", str(workdir), str(workdir), "--bind", str(ipc_dir), str(ipc_dir),
+    argv += ["--bind", str(workdir), SANDBOX_FOLDER, "--bind", str(ipc_dir), str(ipc_dir),
              "--ro-bind", "{connection_file}", "{connection_file}",
              "--setenv", "HOME", "/tmp", "--setenv", "MPLCONFIGDIR", "/tmp",
-             "--setenv", "MPLBACKEND", "Agg", "--chdir", str(workdir),
-             *_kernel_command(workdir, ipc_dir, limits)]
+             "--setenv", SUBMISSION_VARIABLE, str(workdir),
+             "--setenv", "MPLBACKEND", "Agg", "--chdir", SANDBOX_FOLDER,
+             *_kernel_command(ipc_dir, limits)]
     return argv
 
 
-def install(scratch: Path, workdir: Path, limits: Limits = Limits()) -> tuple[Path, Config]:
+def install(scratch: Path, workdir: Path, limits: Limits = Limits(),
+            ipc_dir: Path | None = None) -> tuple[Path, Config]:
     """Write the sandbox kernelspec under ``scratch``.
 
     Returns the folder to put first on ``JUPYTER_PATH`` and the nbgrader settings that run
     notebooks in the sandbox.
 
     ``workdir`` is the only folder the notebook may write (nbgrader runs the notebook there);
-    it must be the folder nbgrader creates for the autograded notebook.
+    it must be the folder nbgrader creates for the autograded notebook. ``ipc_dir`` holds
+    the kernel's sockets (default: inside ``scratch``); a Unix socket's path may not exceed
+    107 bytes, so give a short folder when ``scratch`` is deep.
     """
     require_tools()
-    ipc_dir = scratch / "kernel-sockets"
+    ipc_dir = ipc_dir or scratch / "kernel-sockets"
     ipc_dir.mkdir(parents=True, exist_ok=True)
     spec_dir = scratch / "jupyter" / "kernels" / KERNEL_NAME
     spec_dir.mkdir(parents=True, exist_ok=True)
@@ -134,3 +146,39 @@ def install(scratch: Path, workdir: Path, limits: Limits = Limits()) -> tuple[Pa
     c.KernelManager.transport = "ipc"
     c.KernelManager.ip = str(ipc_dir / "kernel")
     return scratch / "jupyter", c
+
+
+def _names(pid: str, marker: bytes) -> bool:
+    """Whether process ``pid``'s command line or environment mentions ``marker``."""
+    for part in ("cmdline", "environ"):
+        try:
+            if marker in Path(f"/proc/{pid}/{part}").read_bytes():
+                return True
+        except OSError:          # gone, or not ours to read
+            continue
+    return False
+
+
+def reap(folder: Path, patience: float = 10.0) -> list[int]:
+    """Kill every process that names ``folder`` and wait until none is left.
+
+    A sandbox's processes name the folder they grade: bubblewrap on its command line, the
+    kernel and its children in :data:`SUBMISSION_VARIABLE`. They normally die with the
+    worker (parent-death signals), but asynchronously; this makes "nothing outlives its
+    grading" a guarantee rather than a race. Returns the pids that were still there.
+    """
+    marker = str(folder).encode()
+    found: set[int] = set()
+    deadline = time.monotonic() + patience
+    while True:
+        alive = [int(pid) for pid in os.listdir("/proc")
+                 if pid.isdigit() and int(pid) != os.getpid() and _names(pid, marker)]
+        if not alive or time.monotonic() > deadline:
+            return sorted(found)
+        found.update(alive)
+        for pid in alive:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        time.sleep(0.05)

@@ -23,7 +23,7 @@ from nbgrader.api import Gradebook, MissingEntry
 from . import sandbox
 from .course import Course
 from .outcome import FAILED, NOT_RUN, PASSED, TIMED_OUT, CellResult, Outcome
-from .preprocessors import HIDDEN_FAILURE, KERNEL_DIED
+from .preprocessors import HIDDEN_FAILURE, KERNEL_DIED, OUT_OF_TIME
 
 _MESSAGE_LIMIT = 500
 
@@ -60,6 +60,8 @@ def _error_of(cell) -> tuple[str, str] | None:
         return None
     if any(o.ename == "CellTimeoutError" for o in errors):
         return TIMED_OUT, "the cell ran past the time limit and was stopped"
+    if errors[0].ename == OUT_OF_TIME:
+        return TIMED_OUT, errors[0].evalue
     if errors[0].ename == KERNEL_DIED:
         return NOT_RUN, errors[0].evalue
     if errors[0].ename == HIDDEN_FAILURE:
@@ -112,12 +114,17 @@ def _cpu(timeout: int) -> int:
 
 
 def grade_in_scratch(course: Course, assignment: str, student: str, gradebook: Path,
-                     timeout: int) -> Outcome:
-    """Grade ``submitted/<student>/<assignment>`` with nbgrader in a scratch directory."""
+                     timeout: int, workspace: Path | None = None) -> Outcome:
+    """Grade ``submitted/<student>/<assignment>`` with nbgrader in a scratch directory.
+
+    The scratch directory is made inside ``workspace`` (default: the system's temporary
+    folder), so that whoever gave the workspace can find whatever grading left running.
+    """
     started = time.monotonic()
     outcome = Outcome(student=student, assignment=assignment)
     submission = course.submitted / student / assignment
-    with tempfile.TemporaryDirectory(prefix="autograde-") as scratch_dir:
+    with tempfile.TemporaryDirectory(prefix="autograde-", dir=workspace) as scratch_dir, \
+            tempfile.TemporaryDirectory(prefix="ag-") as sockets:
         scratch = Course.at(scratch_dir)
         shutil.copy(gradebook, scratch.gradebook_path)
         cells = expected_cells(scratch.db_url, assignment)
@@ -135,7 +142,8 @@ def grade_in_scratch(course: Course, assignment: str, student: str, gradebook: P
         if gradable:
             workdir = scratch.autograded / student / assignment
             jupyter_path, sandboxed = sandbox.install(Path(scratch_dir), workdir,
-                                                      sandbox.Limits(cpu_seconds=_cpu(timeout)))
+                                                      sandbox.Limits(cpu_seconds=_cpu(timeout)),
+                                                      ipc_dir=Path(sockets))
             os.environ["JUPYTER_PATH"] = os.pathsep.join(
                 [str(jupyter_path), *filter(None, [os.environ.get("JUPYTER_PATH")])])
             # The scratch course has no release or hidden tests of its own: use the course's.
@@ -205,9 +213,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--gradebook", required=True, help="snapshot of the gradebook to use")
     parser.add_argument("--timeout", type=int, required=True)
     parser.add_argument("--output", required=True, help="where to write the outcome (JSON)")
+    parser.add_argument("--workspace", help="folder to grade in (default: a temporary one)")
     args = parser.parse_args(argv)
     outcome = grade_in_scratch(Course.at(args.root), args.assignment, args.student,
-                               Path(args.gradebook), args.timeout)
+                               Path(args.gradebook), args.timeout,
+                               Path(args.workspace) if args.workspace else None)
     Path(args.output).write_text(outcome.to_json())
 
 
