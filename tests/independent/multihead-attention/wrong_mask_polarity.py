@@ -1,0 +1,19 @@
+"""Inverted mask polarity: positions where the mask is True are blocked.
+
+Otherwise a straightforward masked_fill implementation.
+"""
+
+import math
+
+import torch
+
+
+def scaled_dot_product_attention(Q, K, V, mask=None):
+    scores = Q @ K.transpose(-2, -1) / math.sqrt(Q.shape[-1])
+    if mask is None:
+        weights = torch.softmax(scores, dim=-1)
+    else:
+        blocked = mask.to(torch.bool)
+        filled = scores.masked_fill(blocked, torch.finfo(scores.dtype).min)
+        weights = torch.softmax(filled, dim=-1).masked_fill(blocked, 0.0)
+    return weights @ V, weights

@@ -1,0 +1,16 @@
+"""The exponent uses the pair index i instead of 2i: p / 10000^(i/d_model).
+
+Otherwise a straightforward slice-assignment implementation.
+"""
+
+import torch
+
+
+def sinusoidal_positional_encoding(max_len, d_model):
+    position = torch.arange(max_len, dtype=torch.float64).unsqueeze(1)
+    i = torch.arange(d_model // 2, dtype=torch.float64)
+    angles = position / torch.pow(10000.0, i / d_model)
+    pe = torch.zeros(max_len, d_model, dtype=torch.float64)
+    pe[:, 0::2] = torch.sin(angles)
+    pe[:, 1::2] = torch.cos(angles)
+    return pe.to(torch.float32)
