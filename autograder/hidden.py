@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import base64
 import importlib.util
+import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -32,6 +33,7 @@ import torch
 from . import probe
 
 SUITE_FILE = "hidden_tests.py"
+HELPERS_FILE = "probe_helpers.py"     # optional: callables both sides share (no answers)
 _DTYPES = {"float32": np.float32, "float64": np.float64, "int64": np.int64, "bool": np.bool_}
 _TOLERANCE = {"float32": (1e-4, 1e-5), "float64": (1e-7, 1e-9)}   # (rtol, atol)
 
@@ -50,44 +52,106 @@ class Helper:
     name: str
 
 
-@dataclass(frozen=True)
+class _Any:
+    """An argument of a stand-in that is not checked."""
+
+    def __repr__(self) -> str:
+        return "ANY"
+
+
+ANY = _Any()
+
+
+@dataclass(frozen=True, eq=False)
+class Module:
+    """An instance of the student's class ``name``: built as ``name(*init)``, then loaded
+    with ``state`` (``load_state_dict(strict=True)``, so attribute names and shapes must be
+    the contract's) and put in eval mode. The grader builds ``reference(*init)`` with the
+    same state to compute the answer.
+    """
+
+    name: str
+    init: tuple = ()
+    state: dict[str, torch.Tensor] | None = None
+    reference: type | None = None
+
+    def build_reference(self) -> torch.nn.Module:
+        if self.reference is None:
+            raise TypeError(f"Module({self.name!r}) has no reference class")
+        module = self.reference(*self.init)
+        if self.state is not None:
+            module.load_state_dict({k: v.detach().clone() for k, v in self.state.items()},
+                                   strict=True)
+        return module.eval()
+
+
+@dataclass(frozen=True, eq=False)
 class StandIn:
-    """During the call, the student's function ``name`` is replaced by one that returns
-    ``result`` and records its arguments, which must match ``expected_args``.
+    """During the call, the student's function (or, with a name ``self.a.b``, the attribute
+    ``a.b`` of the instance under test) is replaced by one that records its arguments and
+    returns ``result`` at every call, the arguments matching ``expected_args`` each time;
+    or, with ``script``, returns the i-th entry's result at the i-th call, whose arguments
+    must match that entry's, and must be called exactly ``len(script)`` times.
 
     This grades a function on its own even when it calls another graded function: a bug in
     that other function costs only that function's marks. ``jvp="softmax"`` connects the
     result to the first argument with the softmax's derivative, so gradients still flow.
+    In expected arguments, ``None`` must be given as None and :data:`ANY` is not checked.
     """
 
-    expected_args: tuple
-    result: torch.Tensor
+    expected_args: tuple | None = None
+    result: Any = None
     jvp: str | None = None
+    script: tuple[tuple[tuple, Any], ...] = ()
+
+    def kernel_spec(self) -> dict:
+        if self.script:
+            return {"results": [result for _, result in self.script], "jvp": self.jvp}
+        return {"results": [self.result], "repeat": True, "jvp": self.jvp}
+
+
+@dataclass(frozen=True, eq=False)
+class Partial:
+    """An expected tensor of which only the entries where ``known`` is True are specified
+    (the contract leaves the others open)."""
+
+    value: torch.Tensor
+    known: torch.Tensor
+
+    def detach(self) -> Partial:
+        return Partial(self.value.detach(), self.known)
 
 
 @dataclass
 class Call:
     """One hidden case: ``function(*args, **kwargs)`` in the student's kernel.
 
-    The answer is ``expect(*args, **kwargs)`` computed by the grader, or, with ``same_as``,
-    the outputs of the call of that label; a call with neither is only observed, for
-    another call to be compared with. ``gradients`` also compares the
-    gradients of a random weighted sum of the outputs with respect to every floating-point
-    tensor argument.
+    ``function`` names a function of the notebook, or, with ``instance``, a method of an
+    instance of one of its classes, or is a :class:`Helper` (shared by both sides). The
+    answer is ``expect(*args, **kwargs)`` computed by the grader (``expect(reference
+    instance, *args, **kwargs)`` with an ``instance``), or, with ``same_as``, the outputs
+    of the call of that label; ``check`` instead judges the outputs (numpy arrays) and
+    returns what is wrong, or None. A call with none of these is only observed, for another
+    call to be compared with. ``gradients`` also compares the gradients of a random
+    weighted sum of the outputs with respect to every floating-point tensor argument and
+    every parameter of the instance. ``seed`` seeds torch before the call on both sides.
     """
 
     label: str
-    function: str
+    function: str | Helper
     args: tuple = ()
     kwargs: dict = field(default_factory=dict)
     expect: Callable[..., Any] | None = None
     same_as: str | None = None
+    check: Callable[[list[np.ndarray]], str | None] | None = None
     gradients: bool = True
     stand_ins: dict[str, StandIn] = field(default_factory=dict)
+    instance: Module | None = None
+    seed: int = 0
 
     def __post_init__(self):
-        if self.expect is not None and self.same_as is not None:
-            raise ValueError(f"{self.label}: give at most one of expect= and same_as=")
+        if sum(x is not None for x in (self.expect, self.same_as, self.check)) > 1:
+            raise ValueError(f"{self.label}: give at most one of expect=, same_as=, check=")
 
 
 class Suite:
@@ -113,13 +177,18 @@ def _tuple(value: Any) -> tuple:
     return value if isinstance(value, tuple) else (value,)
 
 
-def _grader_value(arg: Any) -> Any:
+def _grader_value(arg: Any, helpers: dict) -> Any:
     if isinstance(arg, Helper):
-        return probe.HELPERS[arg.name]
+        return helpers[arg.name]
     if isinstance(arg, Student):
-        raise TypeError("a call with a Student argument needs same_as=, not expect=")
+        raise TypeError("a call with a Student argument needs same_as= or check=, "
+                        "not expect=")
+    if isinstance(arg, Module):
+        return arg.build_reference()
     if isinstance(arg, torch.Tensor):
         return arg.detach().clone()
+    if isinstance(arg, list):
+        return [_grader_value(item, helpers) for item in arg]
     return arg
 
 
@@ -128,6 +197,10 @@ def _kernel_value(arg: Any) -> Any:
         return {"helper": arg.name}
     if isinstance(arg, Student):
         return {"student": arg.name}
+    if isinstance(arg, Module):
+        return {"module": arg.name, "init": list(arg.init), "state": arg.state}
+    if isinstance(arg, list):
+        return [_kernel_value(item) for item in arg]
     return arg
 
 
@@ -139,30 +212,76 @@ class Expected:
     outputs: tuple | None = None          # None when judged against another call
     mix: list[torch.Tensor] | None = None
     grads: list[torch.Tensor | None] = field(default_factory=list)
+    parameters: list[str] = field(default_factory=list)
+    parameter_grads: list[torch.Tensor | None] = field(default_factory=list)
 
 
-def _expected(call: Call, index: int) -> Expected:
+def _value(output: Any) -> torch.Tensor:
+    return output.value if isinstance(output, Partial) else output
+
+
+def _run_reference(call: Call, helpers: dict, grad: bool):
+    """(outputs, tensor args, reference instance) of the reference on fresh inputs."""
+    args = [_grader_value(a, helpers) for a in call.args]
+    kwargs = {k: _grader_value(a, helpers) for k, a in call.kwargs.items()}
+    if grad:
+        args = [a.requires_grad_(a.is_floating_point()) if isinstance(a, torch.Tensor) else a
+                for a in args]
+    instance = call.instance.build_reference() if call.instance is not None else None
+    torch.manual_seed(call.seed)
+    outputs = _tuple(call.expect(*args, **kwargs) if instance is None
+                     else call.expect(instance, *args, **kwargs))
+    return outputs, args, instance
+
+
+def _expected(call: Call, index: int, helpers: dict) -> Expected:
     if call.expect is None:
         return Expected(call)
-    args = [_grader_value(a) for a in call.args]
-    kwargs = {k: _grader_value(a) for k, a in call.kwargs.items()}
-    outputs = tuple(o.detach() for o in _tuple(call.expect(*args, **kwargs)))
+    outputs, _, instance = _run_reference(call, helpers, grad=False)
+    outputs = tuple(o.detach() for o in outputs)
     if not call.gradients:
         return Expected(call, outputs)
     generator = torch.Generator().manual_seed(1000 + index)
-    mix = [torch.randn(o.shape, generator=generator, dtype=o.dtype) for o in outputs]
-    args = [a.requires_grad_(a.is_floating_point()) if isinstance(a, torch.Tensor) else a
-            for a in args]
-    loss = sum((o * m).sum() for o, m in zip(_tuple(call.expect(*args, **kwargs)), mix,
-                                             strict=True))
+    mix = []
+    for output in outputs:
+        value = _value(output)
+        if not value.is_floating_point():      # token ids, masks: nothing to differentiate
+            mix.append(torch.zeros(value.shape))
+            continue
+        weights = torch.randn(value.shape, generator=generator, dtype=value.dtype)
+        mix.append(weights * output.known if isinstance(output, Partial) else weights)
+    names = [name for name, _ in instance.named_parameters()] if instance is not None else []
+    results, args, instance = _run_reference(call, helpers, grad=True)
+    loss = sum((_value(o) * m).sum() for o, m in zip(results, mix, strict=True))
     leaves = [a for a in args if isinstance(a, torch.Tensor) and a.requires_grad]
-    grads = torch.autograd.grad(loss, leaves, allow_unused=True) if leaves else []
-    return Expected(call, outputs, mix, [None if g is None else g.detach() for g in grads])
+    parameters = list(instance.parameters()) if instance is not None else []
+    grads = torch.autograd.grad(loss, leaves + parameters, allow_unused=True) \
+        if leaves or parameters else []
+    grads = [None if g is None else g.detach() for g in grads]
+    return Expected(call, outputs, mix, grads[:len(leaves)], names, grads[len(leaves):])
+
+
+def suite_helpers(suite_path: Path) -> dict:
+    """The helpers a suite's calls may use: the probe's and its ``probe_helpers.py``."""
+    module = _helpers_module(suite_path)
+    return {**probe.HELPERS, **(module.HELPERS if module is not None else {})}
+
+
+def _helpers_module(suite_path: Path):
+    path = Path(suite_path).parent / HELPERS_FILE
+    if not path.exists():
+        return None
+    spec = importlib.util.spec_from_file_location("probe_helpers", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["probe_helpers"] = module        # the suite imports it by that name
+    spec.loader.exec_module(module)
+    return module
 
 
 @lru_cache(maxsize=8)
 def load(path: str) -> dict[str, list[Expected]]:
     """The suite in ``path`` with every reference answer computed (cached per process)."""
+    helpers = suite_helpers(Path(path))
     spec = importlib.util.spec_from_file_location("_hidden_tests", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -172,28 +291,35 @@ def load(path: str) -> dict[str, list[Expected]]:
         labels = [c.label for c in calls]
         if len(set(labels)) != len(labels):
             raise ValueError(f"{grade_id}: two hidden cases share a label")
-        expected[grade_id] = [_expected(call, i) for i, call in enumerate(calls)]
+        expected[grade_id] = [_expected(call, i, helpers) for i, call in enumerate(calls)]
     return expected
 
 
+def _kernel_case(e: Expected) -> dict:
+    call = e.call
+    function = {"helper": call.function.name} if isinstance(call.function, Helper) \
+        else call.function
+    return {"label": call.label, "function": function,
+            "args": [_kernel_value(a) for a in call.args],
+            "kwargs": {k: _kernel_value(a) for k, a in call.kwargs.items()},
+            "instance": _kernel_value(call.instance) if call.instance is not None else None,
+            "mix": e.mix, "parameters": e.parameters, "seed": call.seed,
+            "stand_ins": {path: s.kernel_spec() for path, s in call.stand_ins.items()}}
+
+
 def write_cases(suite_path: Path, folder: Path) -> None:
-    """Put the probe and the cases' inputs into ``folder``, where the notebook runs."""
-    cases = {}
-    for grade_id, expectations in load(str(suite_path)).items():
-        cases[grade_id] = [{
-            "label": e.call.label, "function": e.call.function,
-            "args": [_kernel_value(a) for a in e.call.args],
-            "kwargs": {k: _kernel_value(a) for k, a in e.call.kwargs.items()},
-            "mix": e.mix,
-            "stand_ins": {name: {"result": s.result, "jvp": s.jvp}
-                          for name, s in e.call.stand_ins.items()},
-        } for e in expectations]
+    """Put the probe, the assignment's helpers and the cases' inputs into ``folder``."""
+    cases = {grade_id: [_kernel_case(e) for e in expectations]
+             for grade_id, expectations in load(str(suite_path)).items()}
     torch.save(cases, folder / probe.CASES_FILE)
     (folder / "_autograder_probe.py").write_text(Path(probe.__file__).read_text())
+    helpers = Path(suite_path).parent / HELPERS_FILE
+    if helpers.exists():
+        (folder / f"{probe.HELPERS_MODULE}.py").write_text(helpers.read_text())
 
 
 def remove_cases(folder: Path) -> None:
-    for name in (probe.CASES_FILE, "_autograder_probe.py"):
+    for name in (probe.CASES_FILE, "_autograder_probe.py", f"{probe.HELPERS_MODULE}.py"):
         (folder / name).unlink(missing_ok=True)
 
 
@@ -228,7 +354,12 @@ def _dtype_name(tensor: torch.Tensor) -> str:
     return str(tensor.dtype).removeprefix("torch.")
 
 
-def _compare(report: Any, expected: torch.Tensor, what: str, exact: bool = False) -> None:
+def _compare(report: Any, expected: torch.Tensor | Partial, what: str,
+             exact: bool = False) -> None:
+    """Raise :class:`Mismatch` unless ``report`` is a plain tensor equal to ``expected``
+    (close to it, for floating point; on its known entries only, for a :class:`Partial`)."""
+    known = expected.known.numpy() if isinstance(expected, Partial) else None
+    expected = _value(expected)
     actual = _decode(report, what)
     dtype = _dtype_name(expected)
     if report["dtype"] != dtype:
@@ -236,9 +367,15 @@ def _compare(report: Any, expected: torch.Tensor, what: str, exact: bool = False
     if actual.shape != tuple(expected.shape):
         raise Mismatch(f"{what}: expected shape {tuple(expected.shape)}, got {actual.shape}")
     want = expected.numpy()
+    if known is not None:
+        actual, want = np.where(known, actual, 0).astype(actual.dtype), \
+            np.where(known, want, 0).astype(want.dtype)
     if exact or expected.dtype == torch.bool or not expected.is_floating_point():
         if not np.array_equal(actual, want, equal_nan=expected.is_floating_point()):
-            raise Mismatch(f"{what}: the values differ from the expected ones")
+            differ = np.argwhere(actual != want)
+            where = f" (first at index {tuple(int(i) for i in differ[0])})" if len(differ) \
+                else ""
+            raise Mismatch(f"{what}: the values differ from the expected ones{where}")
         return
     if np.isnan(actual).any() and not np.isnan(want).any():
         raise Mismatch(f"{what}: contains NaN")
@@ -268,12 +405,17 @@ def _outputs(report: Any, count: int, what: str) -> list:
 
 def _check_call(e: Expected, observation: dict, seen: dict[str, dict]) -> None:
     call, what = e.call, e.call.label
-    if call.expect is None and call.same_as is None:
+    if call.expect is None and call.same_as is None and call.check is None:
         return                     # observed only, for another call to be compared with
     if "error" in observation:
         raise Mismatch(f"{what}: your code raised {str(observation['error'])[:300]}")
     if "outputs" not in observation:
         raise Mismatch(f"{what}: the report is malformed")
+    forbidden = observation.get("forbidden")
+    if forbidden:
+        names = ", ".join(str(name) for name in forbidden) if isinstance(forbidden, list) \
+            else "a forbidden function"
+        raise Mismatch(f"{what}: your code called {names}, which graded code must not call")
     if call.same_as is not None:
         other = seen.get(call.same_as, {})
         if "outputs" not in other or "error" in other:
@@ -284,9 +426,18 @@ def _check_call(e: Expected, observation: dict, seen: dict[str, dict]) -> None:
         for a, b in zip(mine, items, strict=True):
             _compare(a, torch.from_numpy(_decode(b, call.same_as).copy()), what)
         return
-    for i, (report, want) in enumerate(zip(_outputs(observation["outputs"], len(e.outputs),
-                                                    what), e.outputs, strict=True)):
-        _compare(report, want, what if len(e.outputs) == 1 else f"{what}, result {i + 1}")
+    if call.check is not None:
+        report = observation["outputs"]
+        items = report.get("items") if isinstance(report, dict) and \
+            report.get("kind") == "tuple" else [report]
+        arrays = [_decode(item, what) for item in (items or [])]
+        problem = call.check(arrays)
+        if problem:
+            raise Mismatch(f"{what}: {problem}")
+    else:
+        outputs = _outputs(observation["outputs"], len(e.outputs), what)
+        for i, (report, want) in enumerate(zip(outputs, e.outputs, strict=True)):
+            _compare(report, want, what if len(e.outputs) == 1 else f"{what}, result {i + 1}")
     tensors = [a for a in call.args if isinstance(a, torch.Tensor)]
     after = [a for a in observation.get("inputs_after", []) if a is not None]
     if len(after) != len(tensors):
@@ -302,23 +453,42 @@ def _check_call(e: Expected, observation: dict, seen: dict[str, dict]) -> None:
         _check_gradients(e, observation.get("gradients"), what)
 
 
+def _check_arguments(arguments: Any, expected: tuple, where: str) -> None:
+    if not isinstance(arguments, list) or len(arguments) < 1:
+        raise Mismatch(f"{where} was called without arguments")
+    if len(arguments) > len(expected):
+        raise Mismatch(f"{where} was given {len(arguments)} arguments, expected "
+                       f"{len(expected)}")
+    given = arguments + [{"kind": "None"}] * (len(expected) - len(arguments))
+    for position, (report, want) in enumerate(zip(given, expected, strict=True)):
+        what = f"argument {position + 1} given to {where}"
+        if want is ANY:
+            continue
+        if want is None:
+            if not isinstance(report, dict) or report.get("kind") != "None":
+                raise Mismatch(f"{what} should be None")
+        elif isinstance(want, torch.Tensor | Partial):
+            _compare(report, want, what)
+        elif not isinstance(report, dict) or report.get("value") != want:
+            raise Mismatch(f"{what} should be {want!r}")
+
+
 def _check_stand_ins(call: Call, recorded: Any, what: str) -> None:
     for name, stand_in in call.stand_ins.items():
         calls = recorded.get(name, []) if isinstance(recorded, dict) else None
         if not isinstance(calls, list):
             raise Mismatch(f"{what}: the report is malformed")
-        for arguments in calls:
-            if not isinstance(arguments, list) or len(arguments) < 1:
-                raise Mismatch(f"{what}: {name} was called without arguments")
-            expected = list(stand_in.expected_args)
-            given = arguments + [{"kind": "None"}] * (len(expected) - len(arguments))
-            for position, (report, want) in enumerate(zip(given, expected, strict=False)):
-                where = f"{what}: argument {position + 1} given to {name}"
-                if want is None:
-                    if report.get("kind") != "None":
-                        raise Mismatch(f"{where} should be None")
-                else:
-                    _compare(report, want, where)
+        shown = name.removeprefix("self.")
+        if stand_in.script:
+            if len(calls) != len(stand_in.script):
+                raise Mismatch(f"{what}: {shown} was called {len(calls)} times, expected "
+                               f"{len(stand_in.script)}")
+            for step, (arguments, (expected, _)) in enumerate(zip(calls, stand_in.script,
+                                                                 strict=True)):
+                _check_arguments(arguments, expected, f"{what}: {shown} (call {step + 1})")
+        else:
+            for arguments in calls:
+                _check_arguments(arguments, stand_in.expected_args, f"{what}: {shown}")
 
 
 def _check_gradients(e: Expected, report: Any, what: str) -> None:
@@ -331,13 +501,24 @@ def _check_gradients(e: Expected, report: Any, what: str) -> None:
     if not isinstance(grads, list) or len(grads) != len(e.grads):
         raise Mismatch(f"{what}: the gradients were not reported")
     for position, (actual, want) in enumerate(zip(grads, e.grads, strict=True)):
-        if want is None or (actual is None and not bool(want.any())):
-            continue      # no gradient expected, or expected exactly zero and none flows
-        where = f"{what}, gradient of tensor argument {position + 1}"
-        if actual is None:
-            raise Mismatch(f"{what}: no gradient flows back to tensor argument "
-                           f"{position + 1}")
-        _compare(actual, want, where)
+        _check_gradient(actual, want, f"tensor argument {position + 1}", what)
+    if not e.parameters:
+        return
+    by_parameter = report.get("parameter_grads")
+    if not isinstance(by_parameter, list) or len(by_parameter) != len(e.parameters):
+        raise Mismatch(f"{what}: the gradients were not reported")
+    for name, actual, want in zip(e.parameters, by_parameter, e.parameter_grads, strict=True):
+        if isinstance(actual, dict) and actual.get("kind") == "missing":
+            raise Mismatch(f"{what}: your module has no parameter {name}")
+        _check_gradient(actual, want, f"parameter {name}", what)
+
+
+def _check_gradient(actual: Any, want: torch.Tensor | None, of: str, what: str) -> None:
+    if want is None or (actual is None and not bool(want.any())):
+        return      # no gradient expected, or expected exactly zero and none flows
+    if actual is None:
+        raise Mismatch(f"{what}: no gradient flows back to {of}")
+    _compare(actual, want, f"{what}, gradient of {of}")
 
 
 def failures(expectations: list[Expected], payload: Any) -> Iterator[str]:

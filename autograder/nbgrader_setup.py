@@ -13,7 +13,7 @@ import nbgrader.preprocessors as nbp
 from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor
 from traitlets.config import Config
 
-from .hidden import SUITE_FILE
+from .hidden import HELPERS_FILE, SUITE_FILE
 from .preprocessors import (
     ExecuteSurvivingCrashes,
     HideHiddenTests,
@@ -57,7 +57,9 @@ def configure(c: Config, root: str | Path, timeout: int = DEFAULT_TIMEOUT) -> Co
     c.CourseDirectory.course_id = COURSE_ID
     c.CourseDirectory.source_directory = SOURCE_DIR
     c.CourseDirectory.release_directory = RELEASE_DIR
-    c.CourseDirectory.ignore = _NBGRADER_IGNORE + notebook_source_names(root) + [SUITE_FILE]
+    # The grader's own files (hidden tests, the probe's helpers) are never released.
+    c.CourseDirectory.ignore = (_NBGRADER_IGNORE + notebook_source_names(root)
+                                + [SUITE_FILE, HELPERS_FILE])
     c.CourseDirectory.db_url = f"sqlite:///{root / 'gradebook.db'}"
     # nbgrader's exchange (JupyterHub hand-in) is not used; give it a writable place anyway.
     c.Exchange.root = tempfile.gettempdir()

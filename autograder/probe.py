@@ -2,11 +2,17 @@
 
 At grading time this file is copied next to the submitted notebook as
 ``_autograder_probe.py`` together with ``_autograder_cases.pt``, the inputs of the hidden
-test cases (written by :mod:`autograder.hidden` in the grader's process). Each test cell
-ends with a hidden region that calls :func:`report`, which runs the student's functions
-on those inputs and displays what came out — values, the inputs after the call (to see
-in-place changes), gradients, the arguments given to a stand-in — as one output of MIME
-type :data:`MIME`.
+test cases (written by :mod:`autograder.hidden` in the grader's process), and, if the
+assignment has one, ``_autograder_helpers.py`` (its ``probe_helpers.py``: callables both
+sides share, such as a tiny model to train). Each test cell ends with a hidden region that
+calls :func:`report`, which runs the student's code on those inputs and displays what came
+out — values, the inputs after the call (to see in-place changes), gradients, the arguments
+given to a stand-in, the forbidden functions it called — as one output of MIME type
+:data:`MIME`.
+
+A case calls a function of the notebook, a method of an instance of one of the notebook's
+classes (built with given arguments and loaded with a given ``state_dict``), or a helper
+(which may in turn be given the student's functions and classes).
 
 Nothing here decides whether an answer is right: the expected values never enter the
 student's process. The grader compares the reported values in its own process
@@ -19,14 +25,18 @@ Only the standard library and torch are used: the sandbox has nothing else to of
 from __future__ import annotations
 
 import base64
+import importlib
 import math
 from typing import Any
 
 import torch
+from torch.overrides import TorchFunctionMode
 
 MIME = "application/vnd.autograder.observations+json"
 CASES_FILE = "_autograder_cases.pt"
+HELPERS_MODULE = "_autograder_helpers"
 _MESSAGE_LIMIT = 300
+_SELF = "self."          # a stand-in for an attribute of the instance under test
 
 
 def _neg_sq_distance(query: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
@@ -41,6 +51,37 @@ def _sum_product(query: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
 
 # Callables that a test may pass to the student's code (the grader has the same ones).
 HELPERS = {"neg_sq_distance": _neg_sq_distance, "sum_product": _sum_product}
+
+# Functions graded code must not call (the contract's rule): watched during every call.
+FORBIDDEN = {
+    torch.nn.functional.scaled_dot_product_attention:
+        "torch.nn.functional.scaled_dot_product_attention",
+    torch.nn.functional.multi_head_attention_forward:
+        "torch.nn.functional.multi_head_attention_forward",
+}
+
+
+def helpers() -> dict:
+    """This module's helpers and the assignment's own (``_autograder_helpers.HELPERS``)."""
+    try:
+        extra = importlib.import_module(HELPERS_MODULE).HELPERS
+    except ModuleNotFoundError:
+        extra = {}
+    return {**HELPERS, **extra}
+
+
+class _Watch(TorchFunctionMode):
+    """Records calls of :data:`FORBIDDEN` functions (``nn.MultiheadAttention`` calls one)."""
+
+    def __init__(self):
+        super().__init__()
+        self.seen: list[str] = []
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        name = FORBIDDEN.get(func)
+        if name is not None and name not in self.seen:
+            self.seen.append(name)
+        return func(*args, **(kwargs or {}))
 
 
 def encode(value: Any) -> dict:
@@ -71,21 +112,38 @@ def _message(error: BaseException) -> str:
 
 
 class _StandIn:
-    """Replaces a student function during a call: records its arguments, returns a given
-    result (connected to the first argument for gradients when ``jvp`` says how)."""
+    """Replaces a student function or method during a call: records its arguments and
+    returns given results — one for every call, or the next of a script — connected to
+    the first argument for gradients when ``jvp`` says how."""
 
-    def __init__(self, result: torch.Tensor, jvp: str | None):
-        self.result, self.jvp, self.calls = result, jvp, []
+    def __init__(self, spec: dict):
+        self.results = spec["results"]
+        self.repeat = spec.get("repeat", False)
+        self.jvp = spec.get("jvp")
+        self.calls: list[list[dict]] = []
 
     def __call__(self, *args, **kwargs):
         given = [*args, *kwargs.values()]
         self.calls.append([encode(a) for a in given])
-        weights = self.result
+        index = 0 if self.repeat else len(self.calls) - 1
+        if index >= len(self.results):
+            raise RuntimeError(f"called more often than expected ({len(self.results)} times)")
+        result = self.results[index]
         first = given[0] if given else None
         if self.jvp == "softmax" and isinstance(first, torch.Tensor) and first.requires_grad:
             delta = first - first.detach()          # zero, but carries the gradient
-            weights = weights + weights * delta - weights * (weights * delta).sum(-1, True)
-        return weights
+            result = result + result * delta - result * (result * delta).sum(-1, True)
+        return result
+
+
+def _build(spec: dict, namespace: dict) -> Any:
+    """An instance of the student's class ``spec["module"]`` with ``spec["state"]`` loaded."""
+    instance = namespace[spec["module"]](*spec.get("init", []))
+    if spec.get("state") is not None:
+        instance.load_state_dict(spec["state"], strict=True)
+    if isinstance(instance, torch.nn.Module):
+        instance.eval()
+    return instance
 
 
 def _resolve(arg: Any, namespace: dict, grad: bool) -> Any:
@@ -93,55 +151,126 @@ def _resolve(arg: Any, namespace: dict, grad: bool) -> Any:
         copy = arg.detach().clone()
         return copy.requires_grad_(grad and copy.is_floating_point())
     if isinstance(arg, dict) and "helper" in arg:
-        return HELPERS[arg["helper"]]
+        return helpers()[arg["helper"]]
     if isinstance(arg, dict) and "student" in arg:
         return namespace[arg["student"]]
+    if isinstance(arg, dict) and "module" in arg:
+        return _build(arg, namespace)
+    if isinstance(arg, list):
+        return [_resolve(item, namespace, grad) for item in arg]
     return arg
 
 
-def _call(case: dict, namespace: dict, grad: bool) -> tuple[Any, list, dict]:
-    """Run one case on fresh copies of its inputs; stand-ins are removed afterwards."""
+def _owner(path: str, instance: Any, namespace: dict) -> tuple[Any, str]:
+    """(object, attribute) that a stand-in named ``path`` replaces."""
+    if not path.startswith(_SELF):
+        return namespace, path
+    *parents, attribute = path.removeprefix(_SELF).split(".")
+    owner = instance
+    for name in parents:
+        owner = getattr(owner, name)
+    return owner, attribute
+
+
+def _call(case: dict, namespace: dict, grad: bool) -> tuple[Any, list, dict, Any, list]:
+    """Run one case on fresh copies of its inputs; stand-ins are removed afterwards.
+
+    Returns (result, args, stand-ins, instance, forbidden functions called).
+    """
     args = [_resolve(a, namespace, grad) for a in case["args"]]
     kwargs = {k: _resolve(a, namespace, grad) for k, a in case["kwargs"].items()}
-    stand_ins = {name: _StandIn(spec["result"], spec.get("jvp"))
-                 for name, spec in case.get("stand_ins", {}).items()}
-    saved = {name: namespace.get(name) for name in stand_ins}
-    namespace.update(stand_ins)
+    instance = _build(case["instance"], namespace) if case.get("instance") else None
+    if instance is not None and grad:
+        for parameter in instance.parameters():
+            parameter.requires_grad_(True)
+    function = case["function"]
+    if isinstance(function, dict):
+        target = helpers()[function["helper"]]
+    elif instance is not None:
+        target = getattr(instance, function)
+    else:
+        target = namespace[function]
+    stand_ins = {path: _StandIn(spec) for path, spec in case.get("stand_ins", {}).items()}
+    saved = []
+    for path, stand_in in stand_ins.items():
+        owner, attribute = _owner(path, instance, namespace)
+        if owner is namespace:
+            saved.append((owner, attribute, namespace.get(attribute), False))
+            namespace[attribute] = stand_in
+        else:
+            saved.append((owner, attribute, owner.__dict__.get(attribute), True))
+            object.__setattr__(owner, attribute, stand_in)
+    watch = _Watch()
     try:
-        result = namespace[case["function"]](*args, **kwargs)
+        with watch:
+            result = target(*args, **kwargs)
     finally:
-        namespace.update(saved)
-    return result, args, stand_ins
+        for owner, attribute, before, on_object in reversed(saved):
+            if not on_object:
+                owner[attribute] = before
+            elif before is None:
+                object.__delattr__(owner, attribute)
+            else:
+                object.__setattr__(owner, attribute, before)
+    return result, args, stand_ins, instance, watch.seen
+
+
+def _parameters(instance: Any, names: list[str]) -> list:
+    """The instance's parameters named ``names`` (None where it has no such parameter)."""
+    if instance is None:
+        return []
+    own = dict(instance.named_parameters())
+    return [own.get(name) for name in names]
 
 
 def observe(case: dict, namespace: dict) -> dict:
     """What the student's code does on one case, as plain data."""
-    if not callable(namespace.get(case["function"])):
-        return {"error": f"NameError: {case['function']} is not defined"}
+    function = case["function"]
+    if isinstance(function, str) and not case.get("instance") \
+            and not callable(namespace.get(function)):
+        return {"error": f"NameError: {function} is not defined"}
+    if case.get("instance") and not callable(namespace.get(case["instance"]["module"])):
+        return {"error": f"NameError: {case['instance']['module']} is not defined"}
+    torch.manual_seed(case.get("seed", 0))
     try:
-        result, args, stand_ins = _call(case, namespace, grad=False)
+        result, args, stand_ins, _, forbidden = _call(case, namespace, grad=False)
     except Exception as error:        # the student's code raised: report, do not judge
         return {"error": _message(error)}
     observation = {"outputs": encode(result),
                    "inputs_after": [encode(a) if isinstance(a, torch.Tensor) else None
                                     for a in args],
-                   "stand_in_calls": {name: s.calls for name, s in stand_ins.items()}}
+                   "stand_in_calls": {path: s.calls for path, s in stand_ins.items()},
+                   "forbidden": forbidden}
     if case.get("mix") is not None:
         observation["gradients"] = _gradients(case, namespace)
     return observation
 
 
 def _gradients(case: dict, namespace: dict) -> dict:
-    """Gradients of sum(output * mix) with respect to every floating-point argument."""
+    """Gradients of sum(output * mix) with respect to every floating-point argument and
+    every parameter of the instance named in ``case["parameters"]``."""
+    torch.manual_seed(case.get("seed", 0))
     try:
-        result, args, _ = _call(case, namespace, grad=True)
+        result, args, _, instance, _ = _call(case, namespace, grad=True)
         outputs = result if isinstance(result, tuple) else (result,)
         loss = sum((o * m).sum() for o, m in zip(outputs, case["mix"], strict=True))
         inputs = [a for a in args if isinstance(a, torch.Tensor) and a.requires_grad]
+        parameters = _parameters(instance, case.get("parameters", []))
+        leaves = inputs + [p for p in parameters if p is not None]
         if not isinstance(loss, torch.Tensor) or not loss.requires_grad:
-            return {"grads": [None] * len(inputs)}
-        grads = torch.autograd.grad(loss, inputs, allow_unused=True)
-        return {"grads": [None if g is None else encode(g) for g in grads]}
+            grads = [None] * len(leaves)
+        else:
+            grads = list(torch.autograd.grad(loss, leaves, allow_unused=True))
+        found = iter(grads[len(inputs):])
+        by_parameter = []
+        for parameter in parameters:
+            if parameter is None:
+                by_parameter.append({"kind": "missing"})
+            else:
+                grad = next(found)
+                by_parameter.append(None if grad is None else encode(grad))
+        return {"grads": [None if g is None else encode(g) for g in grads[:len(inputs)]],
+                "parameter_grads": by_parameter}
     except Exception as error:
         return {"error": _message(error)}
 

@@ -108,6 +108,23 @@ def answer_errors(notebook: Path) -> list[str]:
     return problems
 
 
+def restore_released_files(course: Course, assignment: str, staged: Path) -> None:
+    """Put the release's other files (data, helper modules) into the submission as released.
+
+    What nbgrader does from the source folder, which the scratch course does not have: a
+    notebook is graded with the course's files, whether the student handed them in or not,
+    changed or not.
+    """
+    release = course.release / assignment
+    for path in sorted(release.rglob("*")):
+        if path.is_file() and path.suffix != ".ipynb" and ".ipynb_checkpoints" not in path.parts:
+            target = staged / path.relative_to(release)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if target.is_dir():
+                shutil.rmtree(target)
+            shutil.copyfile(path, target)
+
+
 def _cpu(timeout: int) -> int:
     """CPU seconds a kernel may use: the wall limit on two cores, plus start-up."""
     return 2 * timeout + 60
@@ -129,7 +146,14 @@ def grade_in_scratch(course: Course, assignment: str, student: str, gradebook: P
         shutil.copy(gradebook, scratch.gradebook_path)
         cells = expected_cells(scratch.db_url, assignment)
         staged = scratch.submitted / student / assignment
-        shutil.copytree(submission, staged)
+        # Links are copied as links, then dropped: followed, they could bring any file the
+        # grader can read (the solutions, the gradebook) into the sandbox's view.
+        shutil.copytree(submission, staged, symlinks=True)
+        for link in sorted(p for p in staged.rglob("*") if p.is_symlink()):
+            link.unlink()
+            outcome.reasons.append(f"{link.relative_to(staged)} is a symbolic link and was "
+                                   "left out")
+        restore_released_files(course, assignment, staged)
         gradable = []
         for notebook in cells:
             problem = readable_notebook(staged / f"{notebook}.ipynb")
