@@ -54,6 +54,25 @@ def _as_grid(matrices: Any) -> list[list[np.ndarray]]:
     return grid
 
 
+def _per_panel_labels(
+    labels: Sequence[Any] | None, n_panels: int, name: str
+) -> list[list[str]] | None:
+    """One list of tick labels per panel if ``labels`` holds a list per panel, else None."""
+    if labels is None or len(labels) == 0 or isinstance(labels[0], str):
+        return None
+    if not isinstance(labels[0], (list, tuple)):
+        return None
+    flat: list[list[str]] = []
+    for item in labels:
+        if item and isinstance(item[0], (list, tuple)):  # rows of panels
+            flat.extend([list(map(str, panel)) for panel in item])
+        else:
+            flat.append(list(map(str, item)))
+    if len(flat) != n_panels:
+        raise ValueError(f"got {name} for {len(flat)} panels, but there are {n_panels}")
+    return flat
+
+
 def _flatten_titles(titles: Sequence[Any] | None, n_panels: int) -> list[str | None]:
     """Return one title per panel in row-major order (a nested sequence is flattened)."""
     if titles is None:
@@ -117,8 +136,12 @@ def show_heatmaps(
             Row ``i``, column ``j`` of a matrix is the weight query ``i`` gives key ``j``.
             Torch tensors are converted with ``.detach().cpu().numpy()``; NaN cells are
             drawn in grey (and printed as ``nan`` when ``annotate`` is set).
-        xlabels: Tick labels of the columns (keys), ``n_k`` strings shared by every panel.
-        ylabels: Tick labels of the rows (queries), ``n_q`` strings shared by every panel.
+        xlabels: Tick labels of the columns (keys): ``n_k`` strings shared by every panel
+            (written under the bottom row), or one list of strings per panel, in row-major
+            order like ``titles``, for panels whose keys differ (written under every panel).
+        ylabels: Tick labels of the rows (queries): ``n_q`` strings shared by every panel
+            (written left of the first column), or one list of strings per panel (written
+            left of every panel).
         titles: One title per panel, in row-major order (a flat sequence of ``r * c``
             items, or ``r`` sequences of ``c`` items).
         cmap: A Matplotlib colormap or its name.
@@ -140,6 +163,8 @@ def show_heatmaps(
     grid = _as_grid(matrices)
     nrows, ncols = len(grid), len(grid[0])
     panel_titles = _flatten_titles(titles, nrows * ncols)
+    panel_xlabels = _per_panel_labels(xlabels, nrows * ncols, "xlabels")
+    panel_ylabels = _per_panel_labels(ylabels, nrows * ncols, "ylabels")
 
     values = np.concatenate([m.ravel() for row in grid for m in row])
     finite = values[np.isfinite(values)]
@@ -153,8 +178,7 @@ def show_heatmaps(
     if figsize is None:
         figsize = _default_figsize(grid, colorbar)
 
-    colormap = plt.get_cmap(cmap).copy()
-    colormap.set_bad("lightgrey")
+    colormap = plt.get_cmap(cmap).with_extremes(bad="lightgrey")
 
     fig, axes = plt.subplots(nrows, ncols, figsize=figsize, squeeze=False, layout="constrained")
     image = None
@@ -164,14 +188,25 @@ def show_heatmaps(
             np.ma.masked_invalid(m), cmap=colormap, vmin=vmin, vmax=vmax, aspect="auto"
         )
         n_q, n_k = m.shape
+        index = r * ncols + c
+        if panel_xlabels is not None:
+            own_x: Sequence[str] | None = panel_xlabels[index]
+        else:
+            own_x = xlabels if r == nrows - 1 else None
+        if panel_ylabels is not None:
+            own_y: Sequence[str] | None = panel_ylabels[index]
+        else:
+            own_y = ylabels if c == 0 else None
         if xlabels is not None or n_k <= 20:
             ax.set_xticks(range(n_k))
         if ylabels is not None or n_q <= 20:
             ax.set_yticks(range(n_q))
-        if xlabels is not None and r == nrows - 1:
-            rotate = max((len(str(s)) for s in xlabels), default=0) > 3
+        if own_x is not None:
+            if len(own_x) != n_k:
+                raise ValueError(f"panel {index} has {n_k} columns but {len(own_x)} xlabels")
+            rotate = max((len(str(s)) for s in own_x), default=0) > 3
             ax.set_xticklabels(
-                list(xlabels),
+                list(own_x),
                 rotation=45 if rotate else 0,
                 ha="right" if rotate else "center",
                 rotation_mode="anchor",
@@ -179,8 +214,10 @@ def show_heatmaps(
             )
         elif r != nrows - 1:
             ax.tick_params(labelbottom=False)
-        if ylabels is not None and c == 0:
-            ax.set_yticklabels(list(ylabels), fontsize=fontsize)
+        if own_y is not None:
+            if len(own_y) != n_q:
+                raise ValueError(f"panel {index} has {n_q} rows but {len(own_y)} ylabels")
+            ax.set_yticklabels(list(own_y), fontsize=fontsize)
         elif c != 0:
             ax.tick_params(labelleft=False)
         ax.tick_params(labelsize=fontsize)
