@@ -7,11 +7,12 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 JOBS   ?= 2
 
-.PHONY: help setup sandbox-tools book release validate lint test bench clean
+.PHONY: help setup sandbox-tools browser-tools book release validate lint test test-browser bench clean
 
 help:
 	@echo "make book      build the website into _build/html (executes the notebooks, cached)"
 	@echo "make test      lint, then run the whole test suite (release, grading, mutants, book)"
+	@echo "make test-browser  the website in Chromium and the exercises in JupyterLab only"
 	@echo "make release   regenerate exercises/ from solutions/ (nbgrader generate_assignment)"
 	@echo "make validate  grade solution, release, every mutant and variant of every assignment"
 	@echo "make bench     benchmarks: ratios against a baseline measured in the same run"
@@ -34,6 +35,17 @@ sandbox-tools:
 	    apt-get update -qq && apt-get install -y -qq bubblewrap util-linux >/dev/null; \
 	  else echo "Grading needs bubblewrap, prlimit and setpriv: sudo apt-get install bubblewrap util-linux"; exit 1; fi; }
 
+# The browser tests (tests/test_browser.py, tests/test_jupyter_e2e.py) drive Debian's Chromium
+# with Playwright from PyPI (no browser download); a CJK font renders the glossary's Chinese.
+CHROMIUM ?= /usr/bin/chromium
+browser-tools:
+	@test -x $(CHROMIUM) && fc-list :lang=zh 2>/dev/null | grep -q . || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    apt-get -o DPkg::Lock::Timeout=600 update -qq && \
+	    apt-get -o DPkg::Lock::Timeout=600 install -y -qq chromium fonts-wqy-microhei >/dev/null; \
+	  elif ! test -x $(CHROMIUM); then \
+	    echo "The browser tests need Chromium: sudo apt-get install chromium fonts-wqy-microhei"; exit 1; fi; }
+
 book: $(STAMP)
 	$(BIN)/jupyter-book build . --builder html
 	@echo "The website is in _build/html/index.html"
@@ -47,11 +59,16 @@ validate: $(STAMP) sandbox-tools
 lint: $(STAMP)
 	$(BIN)/ruff check .
 
-test: lint sandbox-tools
+test: lint sandbox-tools browser-tools
 	$(BIN)/python -m pytest -n $(JOBS) --dist loadgroup
+
+test-browser: $(STAMP) browser-tools
+	$(BIN)/python -m pytest -n $(JOBS) --dist loadgroup tests/test_browser.py tests/test_book.py \
+	  tests/test_jupyter_e2e.py
 
 bench: $(STAMP) sandbox-tools
 	$(BIN)/python benchmarks/sandbox_cost.py
+	$(BIN)/python benchmarks/mha_speed.py
 
 clean:
 	rm -rf _build submitted autograded feedback gradebook.db grades.csv grades.json

@@ -43,6 +43,7 @@ __all__ = [
     "make_splits",
     "number_tokens",
     "pad_batch",
+    "word_table",
 ]
 
 PAD, BOS, EOS, UNK = "<pad>", "<bos>", "<eos>", "<unk>"
@@ -288,6 +289,19 @@ def make_splits(
     src_vocab = Vocab(t for src, _ in train for t in src)
     tgt_vocab = Vocab([*"0123456789", SEP])
     return NumberData(train, test, train_numbers, test_numbers, src_vocab, tgt_vocab, lang)
+
+
+def word_table(max_value: int, lang: str = "de") -> str:
+    """Every number from 0 to ``max_value`` as a tab-separated table, one line each: its
+    word tokens and its digit tokens (tokens separated by spaces).
+
+    This is the data file shipped with the exercise ``seq2seq-attention``, which students
+    download without this package: ``drei hundert vier und zwanzig\t3 2 4`` for 324.
+    """
+    lines = ["words\tdigits"]
+    for n in range(max_value + 1):
+        lines.append(f"{' '.join(number_tokens(n, lang))}\t{' '.join(digit_tokens(n))}")
+    return "\n".join(lines) + "\n"
 
 
 @dataclass

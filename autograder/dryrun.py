@@ -3,14 +3,14 @@
 Grading proper runs each notebook in a sandboxed kernel through nbgrader, which costs a few
 seconds per submission (see :mod:`autograder.validate`). While writing hidden tests or
 catalogue entries, this module answers the same question in a fraction of that: it
-executes the assignment's code cells (answers filled from the reference solution or an
-implementation) in a plain namespace of this process, runs every hidden case on it with
-the kernel-side :func:`autograder.probe.observe`, and judges the observations with
-:func:`autograder.hidden.judge`, as the grader does.
+executes the assignment's code cells in order (answers filled from the reference solution
+or an implementation) in a plain namespace of this process — each test cell's visible
+tests, then its hidden cases with the kernel-side :func:`autograder.probe.observe` — and
+judges the observations with :func:`autograder.hidden.judge`, as the grader does.
 
-Only for trusted code (the solution, the catalogue): nothing here is sandboxed, and the
-visible tests of the notebook are not run. Cells tagged ``demo`` (long demonstrations,
-such as training a model to draw its heatmap) are skipped.
+Only for trusted code (the solution, the catalogue): nothing here is sandboxed. Cells
+tagged ``demo`` (long demonstrations, such as training a model to draw its heatmap) are
+skipped, as when grading.
 """
 
 from __future__ import annotations
@@ -21,15 +21,16 @@ import io
 import os
 import sys
 import tempfile
+import warnings
 from pathlib import Path
 
 import jupytext
 import nbformat
+from nbgrader.utils import is_grade
 
 from . import hidden, probe
 from .implementations import fill_release
-
-DEMO_TAG = "demo"
+from .preprocessors import DEMO_TAG, HIDDEN_REGION
 
 
 def _source_notebook(source_dir: Path) -> nbformat.NotebookNode:
@@ -43,16 +44,15 @@ def answered_notebook(source_dir: Path, implementation: str | None) -> nbformat.
 
 
 def _runs_in_dry_run(cell: nbformat.NotebookNode) -> bool:
-    meta = cell.metadata.get("nbgrader", {})
-    return (cell.cell_type == "code" and not meta.get("grade")
-            and DEMO_TAG not in cell.metadata.get("tags", []))
+    return cell.cell_type == "code" and DEMO_TAG not in cell.metadata.get("tags", [])
 
 
 def dry_run(source_dir: Path, implementation: str | None = None) -> dict[str, str | None]:
-    """{grade_id: None if its hidden cases pass, else why not} for an implementation.
+    """{grade_id: None if the test cell passes, else why not} for an implementation.
 
     ``source_dir`` is ``solutions/<assignment>``; ``implementation`` is a module's source
-    as in the catalogue (None: the reference solution).
+    as in the catalogue (None: the reference solution). Cells run in notebook order, as
+    when grading: a test cell fails if its visible tests raise or a hidden case disagrees.
     """
     suite = source_dir / hidden.SUITE_FILE
     expected = hidden.load(str(suite))
@@ -64,11 +64,32 @@ def dry_run(source_dir: Path, implementation: str | None = None) -> dict[str, st
                     and released.name not in (f"{source_dir.name}.py", hidden.SUITE_FILE,
                                               hidden.HELPERS_FILE):
                 (Path(folder) / released.name).write_bytes(released.read_bytes())
-        namespace = _execute(notebook, Path(folder))
         cases = probe_cases(Path(folder))
         with _inside(Path(folder)):
-            return {grade_id: _judge(expected[grade_id], cases[grade_id], namespace)
-                    for grade_id in expected}
+            return _run_cells(notebook, expected, cases)
+
+
+def _run_cells(notebook: nbformat.NotebookNode, expected: dict, cases: dict) -> dict:
+    namespace: dict = {"__name__": "__main__"}
+    verdicts: dict[str, str | None] = {}
+    for cell in filter(_runs_in_dry_run, notebook.cells):
+        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+        visible = HIDDEN_REGION.sub("", cell.source)
+        code = "\n".join(line for line in visible.splitlines()
+                         if not line.lstrip().startswith(("%", "!")))
+        try:
+            with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                exec(compile(code, f"<cell {grade_id}>", "exec"), namespace)
+        except Exception as error:       # as the notebook would show it: the cell fails
+            if is_grade(cell):
+                verdicts[grade_id] = f"{type(error).__name__}: {error}"[:500]
+            continue
+        if is_grade(cell) and grade_id in expected:
+            verdicts[grade_id] = _judge(expected[grade_id], cases[grade_id], namespace)
+        elif is_grade(cell):
+            verdicts[grade_id] = None
+    return verdicts
 
 
 def probe_cases(folder: Path) -> dict:
@@ -82,8 +103,6 @@ def _inside(folder: Path):
     """Work in ``folder`` with it first on ``sys.path``, as a kernel started there would."""
     before = Path.cwd()
     sys.path.insert(0, str(folder))
-    for name in (probe.HELPERS_MODULE,):
-        sys.modules.pop(name, None)
     importlib.invalidate_caches()
     os.chdir(folder)
     try:
@@ -91,19 +110,16 @@ def _inside(folder: Path):
     finally:
         os.chdir(before)
         sys.path.remove(str(folder))
-        sys.modules.pop(probe.HELPERS_MODULE, None)
+        _forget_modules_in(folder)
 
 
-def _execute(notebook: nbformat.NotebookNode, folder: Path) -> dict:
-    namespace: dict = {"__name__": "__main__"}
-    with _inside(folder), contextlib.redirect_stdout(io.StringIO()):
-        for cell in notebook.cells:
-            if _runs_in_dry_run(cell):
-                code = "\n".join(line for line in cell.source.splitlines()
-                                 if not line.lstrip().startswith(("%", "!")))
-                exec(compile(code, f"<cell {cell.metadata.get('nbgrader', {}).get('grade_id')}>",
-                             "exec"), namespace)
-    return namespace
+def _forget_modules_in(folder: Path) -> None:
+    """Drop modules imported from ``folder`` (a data module, the probe's helpers), so the
+    next dry run imports its own copies."""
+    for name, module in list(sys.modules.items()):
+        path = getattr(module, "__file__", None) or ""
+        if path.startswith(str(folder)):
+            del sys.modules[name]
 
 
 def _judge(expectations: list, cases: list[dict], namespace: dict) -> str | None:

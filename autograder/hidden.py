@@ -40,9 +40,11 @@ _TOLERANCE = {"float32": (1e-4, 1e-5), "float64": (1e-7, 1e-9)}   # (rtol, atol)
 
 @dataclass(frozen=True)
 class Student:
-    """An argument that is the student's own function ``name``."""
+    """An argument that is the student's own function or class ``name``; the grader uses
+    ``reference`` in its place (without one, the call needs ``same_as=`` or ``check=``)."""
 
     name: str
+    reference: Callable[..., Any] | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -67,18 +69,22 @@ class Module:
     """An instance of the student's class ``name``: built as ``name(*init)``, then loaded
     with ``state`` (``load_state_dict(strict=True)``, so attribute names and shapes must be
     the contract's) and put in eval mode. The grader builds ``reference(*init)`` with the
-    same state to compute the answer.
+    same state to compute the answer. With ``dtype`` (e.g. ``torch.float64``), both are
+    converted to it (``.to(dtype)``) before the state is loaded.
     """
 
     name: str
     init: tuple = ()
     state: dict[str, torch.Tensor] | None = None
     reference: type | None = None
+    dtype: torch.dtype | None = None
 
     def build_reference(self) -> torch.nn.Module:
         if self.reference is None:
             raise TypeError(f"Module({self.name!r}) has no reference class")
         module = self.reference(*self.init)
+        if self.dtype is not None:
+            module.to(self.dtype)
         if self.state is not None:
             module.load_state_dict({k: v.detach().clone() for k, v in self.state.items()},
                                    strict=True)
@@ -97,14 +103,34 @@ class StandIn:
     that other function costs only that function's marks. ``jvp="softmax"`` connects the
     result to the first argument with the softmax's derivative, so gradients still flow.
     In expected arguments, ``None`` must be given as None and :data:`ANY` is not checked.
+    With ``helper``, the stand-in returns what that helper returns on its arguments
+    (a function of the assignment's probe helpers); ``times`` is how often it must be
+    called (None: any number of times).
+
+    With ``table``, a tuple of ``(arguments, result)`` entries, each call returns (a copy
+    of) the result of the first entry whose arguments match the ones given, however often
+    it is called; a call that matches no entry raises in the student's code. This allows
+    several correct ways of calling the function (e.g. attention on all heads at once, on
+    heads folded into the batch, or head by head). Tensors match when they have the same
+    dtype and shape and are close (as results are compared), boolean tensors (masks) when
+    they broadcast to the entry's shape and are then equal; :data:`ANY` matches anything.
+    The kernel matches the calls, so the grader does not check them again.
     """
 
     expected_args: tuple | None = None
     result: Any = None
     jvp: str | None = None
     script: tuple[tuple[tuple, Any], ...] = ()
+    helper: str | None = None
+    times: int | None = None
+    table: tuple[tuple[tuple, Any], ...] = ()
 
     def kernel_spec(self) -> dict:
+        if self.helper is not None:
+            return {"helper": self.helper}
+        if self.table:
+            return {"table": [[[{"any": True} if a is ANY else a for a in args], result]
+                              for args, result in self.table]}
         if self.script:
             return {"results": [result for _, result in self.script], "jvp": self.jvp}
         return {"results": [self.result], "repeat": True, "jvp": self.jvp}
@@ -131,8 +157,10 @@ class Call:
     answer is ``expect(*args, **kwargs)`` computed by the grader (``expect(reference
     instance, *args, **kwargs)`` with an ``instance``), or, with ``same_as``, the outputs
     of the call of that label; ``check`` instead judges the outputs (numpy arrays) and
-    returns what is wrong, or None. A call with none of these is only observed, for another
-    call to be compared with. ``gradients`` also compares the gradients of a random
+    returns what is wrong, or None; with ``expect_error`` (an exception's class name, such
+    as ``"ValueError"``), the call must raise that exception. A call with none of these is
+    only observed, for another call to be compared with. ``gradients`` also compares the
+    gradients of a random
     weighted sum of the outputs with respect to every floating-point tensor argument and
     every parameter of the instance. ``seed`` seeds torch before the call on both sides.
     """
@@ -148,10 +176,13 @@ class Call:
     stand_ins: dict[str, StandIn] = field(default_factory=dict)
     instance: Module | None = None
     seed: int = 0
+    expect_error: str | None = None
 
     def __post_init__(self):
-        if sum(x is not None for x in (self.expect, self.same_as, self.check)) > 1:
-            raise ValueError(f"{self.label}: give at most one of expect=, same_as=, check=")
+        if sum(x is not None for x in (self.expect, self.same_as, self.check,
+                                       self.expect_error)) > 1:
+            raise ValueError(f"{self.label}: give at most one of expect=, same_as=, check=, "
+                             "expect_error=")
 
 
 class Suite:
@@ -181,8 +212,10 @@ def _grader_value(arg: Any, helpers: dict) -> Any:
     if isinstance(arg, Helper):
         return helpers[arg.name]
     if isinstance(arg, Student):
-        raise TypeError("a call with a Student argument needs same_as= or check=, "
-                        "not expect=")
+        if arg.reference is None:
+            raise TypeError(f"Student({arg.name!r}) has no reference: the call needs "
+                            "same_as= or check=, not expect=")
+        return arg.reference
     if isinstance(arg, Module):
         return arg.build_reference()
     if isinstance(arg, torch.Tensor):
@@ -198,7 +231,10 @@ def _kernel_value(arg: Any) -> Any:
     if isinstance(arg, Student):
         return {"student": arg.name}
     if isinstance(arg, Module):
-        return {"module": arg.name, "init": list(arg.init), "state": arg.state}
+        spec = {"module": arg.name, "init": list(arg.init), "state": arg.state}
+        if arg.dtype is not None:
+            spec["dtype"] = str(arg.dtype).removeprefix("torch.")
+        return spec
     if isinstance(arg, list):
         return [_kernel_value(item) for item in arg]
     return arg
@@ -405,6 +441,9 @@ def _outputs(report: Any, count: int, what: str) -> list:
 
 def _check_call(e: Expected, observation: dict, seen: dict[str, dict]) -> None:
     call, what = e.call, e.call.label
+    if call.expect_error is not None:
+        _check_error(call.expect_error, observation, what)
+        return
     if call.expect is None and call.same_as is None and call.check is None:
         return                     # observed only, for another call to be compared with
     if "error" in observation:
@@ -453,6 +492,16 @@ def _check_call(e: Expected, observation: dict, seen: dict[str, dict]) -> None:
         _check_gradients(e, observation.get("gradients"), what)
 
 
+def _check_error(name: str, observation: dict, what: str) -> None:
+    """The call must have raised the exception class ``name``."""
+    error = observation.get("error")
+    if error is None:
+        raise Mismatch(f"{what}: expected {name} to be raised, but nothing was raised")
+    if str(error).split(":")[0].strip() != name:
+        raise Mismatch(f"{what}: expected {name} to be raised, but your code raised "
+                       f"{str(error)[:300]}")
+
+
 def _check_arguments(arguments: Any, expected: tuple, where: str) -> None:
     if not isinstance(arguments, list) or len(arguments) < 1:
         raise Mismatch(f"{where} was called without arguments")
@@ -486,7 +535,12 @@ def _check_stand_ins(call: Call, recorded: Any, what: str) -> None:
             for step, (arguments, (expected, _)) in enumerate(zip(calls, stand_in.script,
                                                                  strict=True)):
                 _check_arguments(arguments, expected, f"{what}: {shown} (call {step + 1})")
+        elif stand_in.table:
+            continue                # matched in the kernel: a call matching no entry raised
         else:
+            if stand_in.times is not None and len(calls) != stand_in.times:
+                raise Mismatch(f"{what}: {shown} was called {len(calls)} times, expected "
+                               f"{stand_in.times}")
             for arguments in calls:
                 _check_arguments(arguments, stand_in.expected_args, f"{what}: {shown}")
 

@@ -89,6 +89,8 @@ class HideHiddenTests(NbGraderPreprocessor):
 
 KERNEL_DIED = "KernelDied"
 OUT_OF_TIME = "NotebookOutOfTime"
+DEMO_TAG = "demo"     # a course cell that only demonstrates (trains, plots): not run to grade
+LONG_TAG = "long"     # a test cell that trains a model: may use half the notebook's time
 
 
 class ExecuteSurvivingCrashes(Execute):
@@ -98,6 +100,12 @@ class ExecuteSurvivingCrashes(Execute):
     is run again from the start in a fresh kernel with that cell replaced by an error, so
     every other cell still runs and is graded. After ``max_kernel_deaths`` deaths, the cell
     that killed the kernel and every cell after it get the error.
+
+    Course cells tagged ``demo`` (a long training run that only draws a picture) are not
+    run: no test depends on them, and grading should not pay for them. A cell tagged
+    ``long`` (a test that trains the student's model) may use half of ``notebook_timeout``
+    instead of ``timeout``. The tags come from the release (see :class:`RestoreCourseCells`),
+    so a student can only skip or lengthen cells of their own this way.
     """
 
     max_kernel_deaths = Integer(4, help="Fresh runs allowed after a dead kernel").tag(config=True)
@@ -138,6 +146,12 @@ class ExecuteSurvivingCrashes(Execute):
                                            traceback=[f"{KERNEL_DIED}: {reason}"])]
                 cell.execution_count = None
             return cell, resources
+        if cell.cell_type == "code" and DEMO_TAG in cell.metadata.get("tags", []) \
+                and not is_grade(cell) and not cell.metadata.get("nbgrader", {}).get("solution"):
+            cell.outputs = [new_output("stream", name="stdout",
+                                       text="(a demonstration: not run when grading)\n")]
+            cell.execution_count = None
+            return cell, resources
         if cell.cell_type == "code" and self._deadline is not None:
             remaining = self._deadline - time.monotonic()
             if remaining <= 0:
@@ -147,7 +161,10 @@ class ExecuteSurvivingCrashes(Execute):
                                            traceback=[f"{OUT_OF_TIME}: {reason}"])]
                 cell.execution_count = None
                 return cell, resources
-            limits = [limit for limit in (self._cell_limit, remaining) if limit]
+            cell_limit = self._cell_limit
+            if LONG_TAG in cell.metadata.get("tags", []) and self.notebook_timeout:
+                cell_limit = max(cell_limit, self.notebook_timeout // 2)
+            limits = [limit for limit in (cell_limit, remaining) if limit]
             self.timeout = max(1, math.ceil(min(limits)))
         self._running = index
         result = super().preprocess_cell(cell, resources, index)

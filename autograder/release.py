@@ -48,16 +48,26 @@ def secret_lines(source: nbformat.NotebookNode) -> set[str]:
     return lines
 
 
+def public_lines(source: nbformat.NotebookNode) -> set[str]:
+    """Lines of code the source shows students: outside solution and hidden-test regions."""
+    return {code_line(line) for cell in source.cells
+            for line in _REGION.sub("", cell.source).splitlines()}
+
+
 def assignment_secrets(course: Course, assignment: str) -> set[str]:
-    """Telling lines of an assignment's solutions, hidden regions and hidden-test suite."""
-    source = jupytext.read(course.source / assignment / f"{assignment}.py")
-    secrets = secret_lines(nbformat.from_dict(source))
+    """Telling lines of an assignment's solutions, hidden regions and hidden-test suite.
+
+    A line the notebook also shows outside those regions (``super().__init__()``, a
+    signature, a line of the visible tests) is public, not a secret.
+    """
+    source = nbformat.from_dict(jupytext.read(course.source / assignment / f"{assignment}.py"))
+    secrets = secret_lines(source)
     suite = course.source / assignment / SUITE_FILE
     if suite.exists():
         secrets |= {line for line in map(code_line, suite.read_text().splitlines())
                     if len(line) >= 12
                     and not line.startswith(("#", '"""', "import ", "from "))}
-    return secrets
+    return secrets - public_lines(source)
 
 
 def check_release(course: Course, assignment: str) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import os
 import re
 import shutil
 import subprocess
@@ -63,8 +64,10 @@ def submit(course: Course, student: str, notebook: nbformat.NotebookNode | str |
     return path
 
 
-def filled(course: Course, code: str | None = None) -> nbformat.NotebookNode:
-    release_nb, source_nb = notebooks(course)
+def filled(course: Course, code: str | None = None,
+           assignment: str = ASSIGNMENT) -> nbformat.NotebookNode:
+    """The release of ``assignment`` answered with ``code`` (default: the reference)."""
+    release_nb, source_nb = notebooks(course, assignment)
     return fill_release(release_nb, source_nb, code)
 
 
@@ -77,3 +80,61 @@ def run_cli(course: Course, *args: str, timeout: int = 900) -> subprocess.Comple
 def visible_text(page: str) -> str:
     """The text of an HTML page with tags removed: highlighted code reads as written."""
     return html.unescape(re.sub(r"<[^>]+>", "", page))
+
+
+# The website, built once per test session and shared by tests/test_book.py and
+# tests/test_browser.py (both in the xdist group "book", so one worker builds it).
+# BOOK_PATH_OUTPUT builds elsewhere than the repository's own _build/ (jupyter-book's
+# --path-output), e.g. while another build uses it.
+BOOK_OUTPUT = Path(os.environ.get("BOOK_PATH_OUTPUT", REPO))
+# Screenshots the browser tests take for review (git-ignored with the rest of _build/).
+SCREENSHOTS = BOOK_OUTPUT / "_build" / "screenshots"
+
+# Warnings a build may print that say nothing about the book:
+EXPLAINED_WARNINGS = [
+    # ipykernel 7 says so whenever a notebook is executed by a local kernel over loopback TCP.
+    "[IPKernelApp] WARNING | Kernel is running over TCP without encryption",
+]
+
+
+@pytest.fixture(scope="session")
+def site() -> Path:
+    """Build the book as `make book` does (notebook outputs are cached between builds).
+
+    The build must succeed without an unexplained warning; `nitpicky` in _config.yml makes a
+    cross-reference that does not resolve one.
+    """
+    jupyter_book = Path(sys.executable).parent / "jupyter-book"
+    command = [str(jupyter_book), "build", str(REPO), "--builder", "html"]
+    if BOOK_OUTPUT != REPO:
+        command += ["--path-output", str(BOOK_OUTPUT)]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=1800, check=False)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    warnings = [line for line in (result.stdout + result.stderr).splitlines()
+                if "WARNING" in line and not any(ok in line for ok in EXPLAINED_WARNINGS)]
+    assert not warnings, "\n".join(warnings)
+    return BOOK_OUTPUT / "_build" / "html"
+
+
+# Debian's Chromium, driven by Playwright from PyPI (Playwright's own browser download is not
+# used). `make browser-tools` installs it. Without the background-networking flags Chromium
+# keeps trying to reach Google's services, which a machine without internet refuses.
+CHROMIUM = Path(os.environ.get("CHROMIUM", "/usr/bin/chromium"))
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                 "--no-first-run", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync"]
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """A headless Chromium (each context a fresh profile) for the tests of a session."""
+    from playwright.sync_api import sync_playwright
+
+    if not CHROMIUM.exists():
+        pytest.fail(f"no Chromium at {CHROMIUM}: `make browser-tools` installs Debian's "
+                    "(apt-get install chromium), or set CHROMIUM to another one")
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM),
+                                              args=CHROMIUM_ARGS, headless=True)
+        yield chromium
+        chromium.close()

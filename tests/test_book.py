@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
@@ -15,31 +12,12 @@ from autograder.release import assignment_secrets, code_line
 from .conftest import ASSIGNMENT, REPO, visible_text
 
 # One worker builds the book: two parallel builds would race on the same `_build/` cache.
+# (The `site` fixture, in conftest.py, builds it once for this file and test_browser.py.)
 pytestmark = pytest.mark.xdist_group("book")
 
-HTML = REPO / "_build" / "html"
 PAGES = ["book/intro", "book/overview/index", "book/traditional/index",
          "book/traditional/attention-module", f"exercises/{ASSIGNMENT}/{ASSIGNMENT}",
          "book/encoder/index", "book/appendix/instructors", "book/appendix/references"]
-
-# Warnings a build may print that say nothing about the book:
-EXPLAINED_WARNINGS = [
-    # ipykernel 7 says so whenever a notebook is executed by a local kernel over loopback TCP.
-    "[IPKernelApp] WARNING | Kernel is running over TCP without encryption",
-]
-
-
-@pytest.fixture(scope="module")
-def site() -> Path:
-    """Build the book as `make book` does (notebook outputs are cached between builds)."""
-    jupyter_book = Path(sys.executable).parent / "jupyter-book"
-    result = subprocess.run([str(jupyter_book), "build", str(REPO), "--builder", "html"],
-                            capture_output=True, text=True, timeout=1800, check=False)
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    warnings = [line for line in (result.stdout + result.stderr).splitlines()
-                if "WARNING" in line and not any(ok in line for ok in EXPLAINED_WARNINGS)]
-    assert not warnings, "\n".join(warnings)
-    return HTML
 
 
 def test_every_page_of_the_toc_is_built(site):

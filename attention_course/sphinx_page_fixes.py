@@ -1,0 +1,34 @@
+"""Sphinx extension: pages that load without console errors.
+
+With Jupyter Book 1's set of extensions, sphinx-thebe and sphinx-togglebutton register their
+inline scripts while the environment is read, so each reaches a page twice; the second
+``const THEBE_JS_URL = ...`` is a JavaScript error (``Identifier 'THEBE_JS_URL' has already
+been declared``). This extension keeps the first copy of every script on a page (the copies
+differ only in their file name: None in one, '' in the other).
+(The other console error of a plain build, pydata-sphinx-theme's ``Got invalid theme mode``,
+is avoided by ``html_context: {default_mode: light}`` in ``_config.yml``.)
+"""
+
+from __future__ import annotations
+
+from sphinx.application import Sphinx
+
+
+def drop_duplicate_scripts(app: Sphinx, pagename: str, templatename: str, context: dict,
+                           doctree) -> None:
+    scripts = context.get("script_files")
+    if not scripts:
+        return
+    seen, unique = set(), []
+    for script in scripts:
+        # An inline script comes once with the file name None and once with ''.
+        key = (script.filename or "", tuple(sorted(script.attributes.items())))
+        if key not in seen:
+            seen.add(key)
+            unique.append(script)
+    context["script_files"] = unique
+
+
+def setup(app: Sphinx) -> dict:
+    app.connect("html-page-context", drop_duplicate_scripts, priority=900)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

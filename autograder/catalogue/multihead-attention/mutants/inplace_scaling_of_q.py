@@ -1,0 +1,18 @@
+"""Q is scaled in place (Q /= sqrt(d_k)): the caller's query tensor is modified.
+"""
+
+import math
+
+import torch
+
+
+def scaled_dot_product_attention(Q, K, V, mask=None):
+    Q /= math.sqrt(Q.shape[-1])
+    scores = Q @ K.transpose(-2, -1)
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float("-inf"))
+        scores = scores.masked_fill(~mask.any(-1, keepdim=True), 0.0)
+    weights = torch.softmax(scores, dim=-1)
+    if mask is not None:
+        weights = weights.masked_fill(~mask, 0.0)
+    return weights @ V, weights

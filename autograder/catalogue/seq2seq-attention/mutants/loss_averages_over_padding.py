@@ -1,0 +1,7 @@
+"""sequence_loss averages the cross-entropy over every position, padding included."""
+
+import torch.nn.functional as F
+
+
+def sequence_loss(logits, targets, pad_id=0):
+    return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1))

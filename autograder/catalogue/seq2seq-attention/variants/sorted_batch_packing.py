@@ -1,0 +1,22 @@
+"""The encoder sorts the batch by length, packs with enforce_sorted=True and unsorts."""
+
+import torch
+from torch import nn
+
+
+class Encoder(nn.Module):
+    def __init__(self, vocab_size, emb_dim, hidden_dim, pad_id=0):
+        super().__init__()
+        self.embedding = nn.Embedding(vocab_size, emb_dim, padding_idx=pad_id)
+        self.rnn = nn.GRU(emb_dim, hidden_dim, batch_first=True, bidirectional=True)
+
+    def forward(self, src, src_lengths):
+        lengths, order = src_lengths.sort(descending=True)
+        packed = nn.utils.rnn.pack_padded_sequence(self.embedding(src[order]), lengths,
+                                                   batch_first=True)
+        out, h_n = self.rnn(packed)
+        outputs, _ = nn.utils.rnn.pad_packed_sequence(out, batch_first=True,
+                                                      total_length=src.shape[1])
+        restore = order.argsort()
+        final = torch.cat([h_n[0], h_n[1]], dim=1)
+        return outputs[restore], final[restore]

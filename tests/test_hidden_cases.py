@@ -1,0 +1,105 @@
+"""Hidden-test features, run in-process: calls that must raise, modules converted to a dtype,
+and stand-ins that answer from a table of calls (autograder.hidden, autograder.probe)."""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from autograder import hidden, probe
+from autograder.hidden import ANY, Call, Module, StandIn
+
+
+def verdict(call: Call, namespace: dict) -> str | None:
+    """What the grader says about ``call`` run on ``namespace`` (the student's notebook)."""
+    expected = hidden._expected(call, 0, dict(probe.HELPERS))
+    observation = {"label": call.label, **probe.observe(hidden._kernel_case(expected),
+                                                         namespace)}
+    return hidden.judge([expected], {"observations": [observation]})
+
+
+class Heads:
+    def __init__(self, d_model, num_heads):
+        if d_model % num_heads:
+            raise ValueError("num_heads must divide d_model")
+
+
+class Strict:
+    def __init__(self, d_model, num_heads):
+        raise TypeError("no")
+
+
+def test_a_call_can_be_expected_to_raise():
+    namespace = {"Heads": Heads, "Strict": Strict}
+    assert verdict(Call("odd", "Heads", (5, 2), expect_error="ValueError"), namespace) is None
+    assert "nothing was raised" in verdict(
+        Call("even", "Heads", (4, 2), expect_error="ValueError"), namespace)
+    assert "raised TypeError: no" in verdict(
+        Call("other", "Strict", (5, 2), expect_error="ValueError"), namespace)
+
+
+class Affine(nn.Module):
+    def __init__(self, d):
+        super().__init__()
+        self.linear = nn.Linear(d, d)
+
+    def forward(self, x):
+        return self.linear(x)
+
+
+def test_a_module_is_converted_to_its_dtype_before_the_state_is_loaded():
+    state = {"linear.weight": torch.randn(3, 3, dtype=torch.float64),
+             "linear.bias": torch.randn(3, dtype=torch.float64)}
+    call = Call("float64", "forward", (torch.randn(2, 3, dtype=torch.float64),),
+                expect=lambda module, x: module(x),
+                instance=Module("Affine", (3,), state, Affine, dtype=torch.float64))
+    assert verdict(call, {"Affine": Affine}) is None
+    wrong = Call("float64, wrong", "forward", call.args, expect=lambda module, x: 2 * module(x),
+                 instance=call.instance)
+    assert "values differ" in verdict(wrong, {"Affine": Affine})
+
+
+def table_stand_in(x, mask):
+    """inner(x, mask) = (x * 2 where mask), for all rows at once or row by row."""
+    out = torch.where(mask, 2 * x, torch.zeros_like(x))
+    rows = [((x[i], mask[i]), out[i]) for i in range(len(x))]
+    return {"inner": StandIn(table=(((x, mask), out), *rows, ((ANY, ANY, "three"), -1.0)))}
+
+
+STUDENTS = {     # notebooks calling inner(x, mask), which the stand-in replaces
+    "all_at_once": "def outer(x, mask):\n    return inner(x, mask) + 1",
+    "row_by_row": "def outer(x, mask):\n"
+                  "    return torch.stack([inner(x[i], mask[i]) for i in range(len(x))]) + 1",
+    "shared_mask": "def outer(x, mask):\n    return inner(x, mask[0]) + 1",   # broadcasts
+    "wrong_rows": "def outer(x, mask):\n    return inner(x.flip(0), mask) + 1",
+}
+
+
+def notebook(name: str) -> dict:
+    namespace = {"torch": torch, "inner": lambda x, mask: x}
+    exec(STUDENTS[name], namespace)
+    return namespace
+
+
+def test_a_table_stand_in_answers_every_correct_way_of_calling_it():
+    x = torch.randn(3, 4)
+    mask = torch.tensor([[True, False, True, True]] * 3)
+    call = Call("table", "outer", (x, mask), stand_ins=table_stand_in(x, mask),
+                expect=lambda x, mask: torch.where(mask, 2 * x, 0 * x) + 1, gradients=False)
+    for name in ("all_at_once", "row_by_row", "shared_mask"):
+        namespace = notebook(name)
+        assert verdict(call, namespace) is None, name
+        assert namespace["inner"](x, mask) is x          # the stand-in is gone afterwards
+    problem = verdict(call, notebook("wrong_rows"))
+    assert "inner was called with arguments that match none of the calls" in problem
+    assert "(3, 4) float32, (3, 4) bool" in problem
+
+
+def test_table_results_are_copies_and_non_tensor_arguments_match_by_value():
+    stand_in = probe._StandIn(table_stand_in(torch.ones(2, 2), torch.ones(2, 2).bool())["inner"]
+                              .kernel_spec(), "inner")
+    first = stand_in(torch.ones(2, 2), torch.ones(2, 2).bool())
+    first += 100
+    assert torch.equal(stand_in(torch.ones(2, 2), torch.ones(2, 2).bool()),
+                       torch.full((2, 2), 2.0))
+    assert stand_in("anything", None, "three") == -1.0
