@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 JOBS   ?= 2
 
-.PHONY: help setup sandbox-tools browser-tools book release validate lint test test-browser bench clean
+.PHONY: help setup sandbox-tools browser-tools postgres-tools book release validate lint test test-browser bench clean
 
 help:
 	@echo "make book      build the website into _build/html (executes the notebooks, cached)"
@@ -46,6 +46,14 @@ browser-tools:
 	  elif ! test -x $(CHROMIUM); then \
 	    echo "The browser tests need Chromium: sudo apt-get install chromium fonts-wqy-microhei"; exit 1; fi; }
 
+# tests/test_scaling.py starts a PostgreSQL server of its own for the gradebook.
+postgres-tools:
+	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    apt-get -o DPkg::Lock::Timeout=600 update -qq && \
+	    apt-get -o DPkg::Lock::Timeout=600 install -y -qq postgresql >/dev/null; \
+	  else echo "The tests need a PostgreSQL server: sudo apt-get install postgresql"; exit 1; fi; }
+
 book: $(STAMP)
 	$(BIN)/jupyter-book build . --builder html
 	@echo "The website is in _build/html/index.html"
@@ -59,7 +67,7 @@ validate: $(STAMP) sandbox-tools
 lint: $(STAMP)
 	$(BIN)/ruff check .
 
-test: lint sandbox-tools browser-tools
+test: lint sandbox-tools browser-tools postgres-tools
 	$(BIN)/python -m pytest -n $(JOBS) --dist loadgroup
 
 test-browser: $(STAMP) browser-tools
@@ -71,4 +79,5 @@ bench: $(STAMP) sandbox-tools
 	$(BIN)/python benchmarks/mha_speed.py
 
 clean:
-	rm -rf _build submitted autograded feedback gradebook.db grades.csv grades.json
+	rm -rf _build submitted autograded feedback reports gradebook.db grades.csv grades.json \
+	  .autograder-cache .grading-*

@@ -7,7 +7,9 @@ Run it from the repository root, which is the nbgrader course directory. See
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+from pathlib import Path
 
 from .course import Course
 from .nbgrader_setup import DEFAULT_TIMEOUT
@@ -40,13 +42,15 @@ def _collect(course: Course, args: argparse.Namespace) -> int:
 def _grade(course: Course, args: argparse.Namespace) -> int:
     from .grading import grade
 
-    outcomes = grade(course, args.assignments or None, jobs=args.jobs, timeout=args.timeout)
+    outcomes = grade(course, args.assignments or None, jobs=args.jobs, timeout=args.timeout,
+                     force=args.force, scheduler=args.scheduler)
     for o in outcomes:
         max_score = sum(c.max_score for c in o.cells)
         note = f"  ({'; '.join(o.reasons)})" if o.reasons else ""
         print(f"{o.student:30s} {o.assignment:25s} {o.score:6g} / {max_score:g}  "
               f"[{o.seconds:.1f} s]{note}")
-    print(f"graded {len(outcomes)} submission(s)")
+    print(f"graded {len(outcomes)} submission(s); any other was graded already, as it is "
+          "(--force grades again)")
     return 0
 
 
@@ -67,6 +71,17 @@ def _export(course: Course, args: argparse.Namespace) -> int:
     return 0
 
 
+def _report(course: Course, args: argparse.Namespace) -> int:
+    from .report import write_report
+
+    for assignment in args.assignments or course.assignments():
+        path = write_report(course, assignment,
+                            Path(args.output) if args.output and len(args.assignments) == 1
+                            else None)
+        print(f"wrote the report of {assignment} to {path}")
+    return 0
+
+
 def _validate(course: Course, args: argparse.Namespace) -> int:
     from .validate import validate
 
@@ -82,6 +97,9 @@ def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="python -m autograder", description=__doc__,
                                   formatter_class=argparse.RawDescriptionHelpFormatter)
     top.add_argument("--root", default=".", help="the course directory (default: .)")
+    top.add_argument("--db", default=os.environ.get("AUTOGRADER_DB"),
+                     help="the gradebook's database URL, e.g. postgresql://host/course "
+                          "(default: $AUTOGRADER_DB, else gradebook.db in the course)")
     sub = top.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("release", help="solutions/ -> exercises/, then check the release")
@@ -101,10 +119,20 @@ def parser() -> argparse.ArgumentParser:
         p.add_argument("--timeout", type=int, default=DEFAULT_TIMEOUT,
                        help="seconds each notebook may run (one cell: a quarter of it)")
         p.set_defaults(run=run)
+        if name == "grade":
+            p.add_argument("--force", action="store_true",
+                           help="grade again submissions already graded as they are")
+            p.add_argument("--scheduler", help="address of an existing Dask scheduler "
+                           "(default: a local cluster of --jobs workers)")
 
     p = sub.add_parser("feedback", help="HTML feedback per student, hidden tests hidden")
     p.add_argument("assignments", nargs="*")
     p.set_defaults(run=_feedback)
+
+    p = sub.add_parser("report", help="an HTML report per assignment: plots and diagnosis")
+    p.add_argument("assignments", nargs="*")
+    p.add_argument("--output", help="where to write it (one assignment only)")
+    p.set_defaults(run=_report)
 
     p = sub.add_parser("export", help="grades as CSV and JSON")
     p.add_argument("--csv")
@@ -115,4 +143,4 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> None:
     args = parser().parse_args(argv)
-    sys.exit(args.run(Course.at(args.root), args))
+    sys.exit(args.run(Course.at(args.root, args.db), args))

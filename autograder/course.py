@@ -19,10 +19,11 @@ class Course:
     """An nbgrader course directory laid out as this repository is."""
 
     root: Path
+    db: str | None = None     # the gradebook's URL; None: gradebook.db (SQLite) in root
 
     @classmethod
-    def at(cls, root: str | Path = ".") -> Course:
-        return cls(Path(root).resolve())
+    def at(cls, root: str | Path = ".", db: str | None = None) -> Course:
+        return cls(Path(root).resolve(), db)
 
     @property
     def source(self) -> Path:
@@ -50,7 +51,8 @@ class Course:
 
     @property
     def db_url(self) -> str:
-        return f"sqlite:///{self.gradebook_path}"
+        """nbgrader's ``db_url``: SQLite by default, PostgreSQL for a team of graders."""
+        return self.db or f"sqlite:///{self.gradebook_path}"
 
     def assignments(self) -> list[str]:
         """Every assignment written in the source directory, in name order."""
@@ -64,8 +66,8 @@ class Course:
     def config(self, timeout: int = DEFAULT_TIMEOUT, db_url: str | None = None,
                extra: Config | None = None) -> Config:
         c = configure(Config(), self.root, timeout=timeout)
-        if db_url is not None:
-            c.CourseDirectory.db_url = db_url
+        if db_url is not None or self.db is not None:
+            c.CourseDirectory.db_url = db_url or self.db
         c.NbGraderAPI.log_level = "WARN"
         if extra is not None:
             c.merge(extra)

@@ -54,6 +54,18 @@ def dry_run(source_dir: Path, implementation: str | None = None) -> dict[str, st
     as in the catalogue (None: the reference solution). Cells run in notebook order, as
     when grading: a test cell fails if its visible tests raise or a hidden case disagrees.
     """
+    return {grade_id: hidden.summary(problems, total)
+            for grade_id, (problems, total) in _dry_run(source_dir, implementation).items()}
+
+
+def failing_cases(source_dir: Path, implementation: str | None = None) -> dict[str, list]:
+    """{grade_id: [[case label, what is wrong], ...]} (empty when the cell passes), as the
+    grader records them for the instructor's report."""
+    return {grade_id: [list(p) for p in problems]
+            for grade_id, (problems, _) in _dry_run(source_dir, implementation).items()}
+
+
+def _dry_run(source_dir: Path, implementation: str | None) -> dict[str, tuple[list, int]]:
     suite = source_dir / hidden.SUITE_FILE
     expected = hidden.load(str(suite))
     notebook = answered_notebook(source_dir, implementation)
@@ -69,11 +81,17 @@ def dry_run(source_dir: Path, implementation: str | None = None) -> dict[str, st
             return _run_cells(notebook, expected, cases)
 
 
-def _run_cells(notebook: nbformat.NotebookNode, expected: dict, cases: dict) -> dict:
+def _run_cells(notebook: nbformat.NotebookNode, expected: dict,
+               cases: dict) -> dict[str, tuple[list, int]]:
+    """{grade_id: (failing cases, number of cases)} of every test cell, in order."""
     namespace: dict = {"__name__": "__main__"}
-    verdicts: dict[str, str | None] = {}
+    verdicts: dict[str, tuple[list, int]] = {}
     for cell in filter(_runs_in_dry_run, notebook.cells):
         grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+        problems, total = [], 0
+        if is_grade(cell) and grade_id in expected:      # a test cell reports first
+            problems = _failures(expected[grade_id], cases[grade_id], namespace)
+            total = len(expected[grade_id])
         visible = HIDDEN_REGION.sub("", cell.source)
         code = "\n".join(line for line in visible.splitlines()
                          if not line.lstrip().startswith(("%", "!")))
@@ -82,13 +100,11 @@ def _run_cells(notebook: nbformat.NotebookNode, expected: dict, cases: dict) -> 
                 warnings.simplefilter("ignore")
                 exec(compile(code, f"<cell {grade_id}>", "exec"), namespace)
         except Exception as error:       # as the notebook would show it: the cell fails
-            if is_grade(cell):
-                verdicts[grade_id] = f"{type(error).__name__}: {error}"[:500]
-            continue
-        if is_grade(cell) and grade_id in expected:
-            verdicts[grade_id] = _judge(expected[grade_id], cases[grade_id], namespace)
-        elif is_grade(cell):
-            verdicts[grade_id] = None
+            problems = [("visible tests", f"{type(error).__name__}: {error}"[:500]),
+                        *problems]
+            total += 1
+        if is_grade(cell):
+            verdicts[grade_id] = (problems, total)
     return verdicts
 
 
@@ -122,7 +138,7 @@ def _forget_modules_in(folder: Path) -> None:
             del sys.modules[name]
 
 
-def _judge(expectations: list, cases: list[dict], namespace: dict) -> str | None:
+def _failures(expectations: list, cases: list[dict], namespace: dict) -> list:
     observations = [{"label": case["label"], **probe.observe(case, namespace)}
                     for case in cases]
-    return hidden.judge(expectations, {"observations": observations})
+    return list(hidden.failures(expectations, {"observations": observations}))

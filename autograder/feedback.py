@@ -2,8 +2,9 @@
 
 ``feedback/<student>/<assignment>/`` gets nbgrader's annotated notebook(s) — run through
 :class:`~autograder.preprocessors.HideHiddenTests` — and an ``index.html`` summary: the
-score, why anything could not be graded, and for each test whether it passed, failed, timed
-out or could not run, with the reason.
+score, why anything could not be graded, what to check first (the hint of the catalogued
+mistake that best explains the failures, see :mod:`autograder.diagnosis`), and for each
+test whether it passed, failed, timed out or could not run, with the reason.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from pathlib import Path
 from jinja2 import Environment, select_autoescape
 
 from .course import Course
+from .diagnosis import catalogue_mistakes, diagnose
 from .grading import REPORT_NAME, load_outcome
 from .outcome import Outcome
 
@@ -31,7 +33,10 @@ _TEMPLATE = Environment(autoescape=select_autoescape(default=True)).from_string(
 <p>Student: <strong>{{ o.student }}</strong></p>
 {% if o.reasons %}<h2>What could not be graded</h2><ul>
 {% for reason in o.reasons %}<li>{{ reason }}</li>{% endfor %}</ul>{% endif %}
-<h2>Tests</h2>
+{% if hints %}<h2>What to check</h2>
+<p>Your results match a mistake many students make{% if hints|length > 1 %} (more than
+one, in fact){% endif %}:</p><ul>{% for hint in hints %}<li>{{ hint }}</li>{% endfor %}</ul>
+{% endif %}<h2>Tests</h2>
 <table><tr><th>test</th><th>notebook</th><th>result</th><th>points</th><th>why</th></tr>
 {% for c in o.cells %}<tr><td><code>{{ c.grade_id }}</code></td><td>{{ c.notebook }}</td>
 <td class="{{ c.status|replace(' ', '-') }}">{{ c.status }}</td>
@@ -45,17 +50,27 @@ _TEMPLATE = Environment(autoescape=select_autoescape(default=True)).from_string(
 """)
 
 
-def render_summary(outcome: Outcome, notebooks: list[str]) -> str:
-    """The summary page of one graded submission."""
+def render_summary(outcome: Outcome, notebooks: list[str], hints: list[str] = ()) -> str:
+    """The summary page of one graded submission (``hints``: what to check first)."""
     max_score = sum(c.max_score for c in outcome.cells)
-    return _TEMPLATE.render(o=outcome, max_score=max_score, notebooks=notebooks)
+    return _TEMPLATE.render(o=outcome, max_score=max_score, notebooks=notebooks,
+                            hints=list(hints))
+
+
+def _hints(course: Course, outcome: Outcome, cache: dict) -> list[str]:
+    """The hints of the catalogued mistakes that best explain a failing submission."""
+    if outcome.score >= sum(c.max_score for c in outcome.cells):
+        return []
+    if outcome.assignment not in cache:
+        cache[outcome.assignment] = catalogue_mistakes(course, outcome.assignment)
+    return [m.hint for m in diagnose(outcome, cache[outcome.assignment]).mistakes]
 
 
 def feedback(course: Course, assignments: list[str] | None = None) -> list[Path]:
     """Write feedback for every graded submission of ``assignments``; return the pages."""
     wanted = set(assignments or course.assignments())
     api = course.api()
-    pages = []
+    pages, mistakes = [], {}
     for report in sorted(course.autograded.glob(f"*/*/{REPORT_NAME}")):
         student, assignment = report.parent.parent.name, report.parent.name
         if assignment not in wanted:
@@ -71,6 +86,6 @@ def feedback(course: Course, assignments: list[str] | None = None) -> list[Path]
         target.mkdir(parents=True, exist_ok=True)
         (target / REPORT_NAME).unlink(missing_ok=True)   # nbgrader copies it; it is for us
         page = target / "index.html"
-        page.write_text(render_summary(outcome, graded))
+        page.write_text(render_summary(outcome, graded, _hints(course, outcome, mistakes)))
         pages.append(page)
     return pages

@@ -1,14 +1,27 @@
-"""`grade`: grade every submission, each in its own worker process, and record the grades.
+"""`grade`: grade every submission on a Dask cluster and record the grades, one writer.
 
-Workers run in parallel (``--jobs``) and never touch the gradebook: each grades in a
-scratch directory and returns an :class:`~autograder.outcome.Outcome`. This process is the
-only writer: it records each outcome as it arrives. A submission that cannot be graded —
-unreadable, missing, crashing or too slow — still gets its row, with the marks it earned,
-zero for the rest and the reasons; it never stops the batch.
+Each submission is graded by nbgrader in a worker process of its own
+(:mod:`autograder.worker`), started on a Dask worker: by default a local cluster of
+``--jobs`` workers on this machine, or any existing cluster (``--scheduler ADDRESS``:
+Kubernetes, Slurm through dask-jobqueue, …) whose workers see the course directory at the
+same path. Workers never touch the gradebook or ``autograded/``: each grades in a scratch
+folder inside the batch's folder and returns an :class:`~autograder.outcome.Outcome`.
+This process is the only writer: it records each outcome as it arrives — the gradebook,
+then the graded notebooks, then the outcome's report, last, which marks the submission
+done.
+
+So grading can be stopped at any moment and started again: a submission whose report
+names the same submitted files and the same tests is not graded again (``force`` grades
+everything), and nothing is recorded twice — the gradebook holds one grade per cell,
+which recording overwrites. A submission that cannot be graded — unreadable, missing,
+crashing or too slow — still gets its row, with the marks it earned, zero for the rest
+and the reasons; it never stops the batch.
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import os
 import shutil
 import signal
@@ -17,10 +30,11 @@ import subprocess
 import sys
 import tempfile
 import warnings
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
-from nbgrader.api import Gradebook, MissingEntry
+from nbgrader.api import Base, Gradebook, MissingEntry
 from sqlalchemy.exc import SAWarning
 from tqdm import tqdm
 
@@ -29,23 +43,58 @@ from .course import Course
 from .nbgrader_setup import DEFAULT_TIMEOUT
 from .outcome import NOT_RUN, TIMED_OUT, CellResult, Outcome
 from .preprocessors import ExecuteSurvivingCrashes
-from .worker import expected_cells
+from .worker import GRADED_FOLDER, expected_cells
 
 REPORT_NAME = "autograder-report.json"
+BATCH_PREFIX = ".grading-"
 PACKAGE_PARENT = Path(__file__).resolve().parent.parent
 STARTUP_ALLOWANCE = 90   # seconds a worker may spend starting nbgrader and a kernel
 
 
-def find_submissions(course: Course, assignments: list[str] | None = None) -> list[tuple[str, str]]:
-    """(student, assignment) for every ``submitted/<student>/<assignment>/`` folder."""
+@dataclass(frozen=True)
+class Submission:
+    """``submitted/<student>/<assignment>/`` and a fingerprint of what grading it depends
+    on: its files and the assignment's tests."""
+
+    student: str
+    assignment: str
+    fingerprint: str
+
+
+def find_submissions(course: Course, assignments: list[str] | None = None) -> list[Submission]:
+    """Every ``submitted/<student>/<assignment>/`` folder of ``assignments`` (default: all)."""
     wanted = set(assignments or course.assignments())
     found = []
     if course.submitted.is_dir():
+        versions = {a: _assignment_version(course, a) for a in wanted}
         for student_dir in sorted(course.submitted.iterdir()):
             for assignment_dir in sorted(student_dir.iterdir()) if student_dir.is_dir() else []:
                 if assignment_dir.is_dir() and assignment_dir.name in wanted:
-                    found.append((student_dir.name, assignment_dir.name))
+                    fingerprint = _digest([assignment_dir], versions[assignment_dir.name])
+                    found.append(Submission(student_dir.name, assignment_dir.name, fingerprint))
     return found
+
+
+def _digest(folders: list[Path], salt: str = "") -> str:
+    """A hash of the names and contents of the regular files under ``folders``."""
+    digest = hashlib.sha256(salt.encode())
+    for folder in folders:
+        for path in sorted(folder.rglob("*")):
+            if path.is_file() and not path.is_symlink():
+                digest.update(str(path.relative_to(folder)).encode() + b"\0")
+                digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def _assignment_version(course: Course, assignment: str) -> str:
+    """What an assignment's grading depends on: its source, hidden tests and release."""
+    return _digest([course.source / assignment, course.release / assignment])
+
+
+def is_recorded(course: Course, submission: Submission) -> bool:
+    """Whether this very submission (same files, same tests) has been graded and recorded."""
+    outcome = load_outcome(course, submission.student, submission.assignment)
+    return outcome is not None and outcome.fingerprint == submission.fingerprint
 
 
 def ensure_released(course: Course, assignments: list[str]) -> None:
@@ -64,48 +113,82 @@ def ensure_released(course: Course, assignments: list[str]) -> None:
 
 
 def snapshot_gradebook(course: Course, target: Path) -> Path:
-    """A consistent copy of the gradebook for workers to read (SQLite's backup API)."""
-    with sqlite3.connect(course.gradebook_path) as source, sqlite3.connect(target) as copy:
-        source.backup(copy)
+    """A consistent SQLite copy of the gradebook for workers to read.
+
+    An SQLite gradebook is copied with SQLite's backup API; any other database (PostgreSQL
+    for a team of graders) table by table into a new SQLite file of nbgrader's schema.
+    """
+    if course.db_url.startswith("sqlite:///"):
+        with sqlite3.connect(course.db_url.removeprefix("sqlite:///")) as source, \
+                sqlite3.connect(target) as copy:
+            source.backup(copy)
+        return target
+    with Gradebook(course.db_url) as source, Gradebook(f"sqlite:///{target}") as copy:
+        with source.engine.connect() as reading, copy.engine.begin() as writing:
+            for table in reversed(Base.metadata.sorted_tables):   # what nbgrader put there
+                writing.execute(table.delete())
+            for table in Base.metadata.sorted_tables:
+                rows = [dict(row._mapping) for row in reading.execute(table.select())]
+                if rows:
+                    writing.execute(table.insert(), rows)
     return target
+
+
+# --------------------------------------------------------------------------- one submission
 
 
 def run_worker(course: Course, student: str, assignment: str, snapshot: Path, timeout: int,
                scratch: Path) -> Outcome:
-    """Grade one submission in a child process; never raises for the submission's faults."""
+    """Grade one submission in a child process; never raises for the submission's faults.
+
+    Runs on a Dask worker. The graded notebooks are left in the submission's workspace
+    (``<scratch>/<student>--<assignment>/graded``) for the writer to record.
+    """
     cells = expected_cells(f"sqlite:///{snapshot}", assignment)
-    output = scratch / f"{student}--{assignment}.json"
     workspace = scratch / f"{student}--{assignment}"
-    workspace.mkdir()
+    if workspace.exists():
+        shutil.rmtree(workspace)
+    workspace.mkdir(parents=True)
+    output = workspace / "outcome.json"
     # The package is put on the worker's sys.path, not in PYTHONPATH, which the notebook's
     # kernel would inherit.
     bootstrap = (f"import sys; sys.path.insert(0, {str(PACKAGE_PARENT)!r}); "
                  "from autograder.worker import main; main()")
     command = [sys.executable, "-c", bootstrap, "--root", str(course.root),
                "--assignment", assignment, "--student", student, "--gradebook", str(snapshot),
-               "--timeout", str(timeout), "--output", str(output), "--workspace", str(workspace)]
+               "--timeout", str(timeout), "--output", str(output),
+               "--workspace", str(workspace)]
     # Each run of the notebook may take `timeout`; a dead kernel costs a fresh run.
     wall = timeout * (ExecuteSurvivingCrashes.max_kernel_deaths.default_value + 1) \
         + STARTUP_ALLOWANCE
-    stale = course.autograded / student / assignment
-    if stale.exists():
-        shutil.rmtree(stale)   # a previous run's notebooks must not pass for this run's
-    process = subprocess.Popen(command, cwd=course.root, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.PIPE, text=True, start_new_session=True)
+    # The worker's messages go to a file, not a pipe: a process the submission left behind
+    # could hold a pipe open, and reading it would wait for that process.
+    log = workspace / "worker.log"
+    with log.open("w") as messages:
+        process = subprocess.Popen(command, cwd=course.root, stdout=subprocess.DEVNULL,
+                                   stderr=messages, start_new_session=True)
+    _RUNNING.add(process.pid)
     try:
-        _, stderr = process.communicate(timeout=wall)
+        process.wait(timeout=wall)
     except subprocess.TimeoutExpired:
-        _kill_group(process)
         return _ungraded(student, assignment, cells, TIMED_OUT,
                          f"grading took longer than {wall} s and was stopped")
     finally:
-        _kill_group(process)       # nothing the submission started may outlive its grading:
-        sandbox.reap(workspace)    # the worker's group, then its sandbox's processes
+        # Nothing the submission started may outlive its grading: the worker's group, the
+        # sandbox's processes (named by its folder), and anything its own user still runs.
+        _kill_group(process)
+        _RUNNING.discard(process.pid)
+        sandbox.reap(workspace)
+        sandbox.reap_user(sandbox.sandbox_uid(process.pid))
     if process.returncode != 0 or not output.exists():
-        last = (stderr or "").strip().splitlines()[-1:] or ["no message"]
+        lines = log.read_text(errors="replace").strip().splitlines()
+        last = lines[-1].split(":")[0] if lines else "no message"   # no paths, no details
         return _ungraded(student, assignment, cells, NOT_RUN,
-                         f"the grader failed on this submission ({last[0][:200]})")
+                         f"the grader failed on this submission ({last[:80]})")
     return Outcome.from_json(output.read_text())
+
+
+_RUNNING: set[int] = set()     # worker processes started by this process, being waited for
 
 
 def _kill_group(process: subprocess.Popen) -> None:
@@ -123,8 +206,12 @@ def _ungraded(student: str, assignment: str, cells: dict, status: str, reason: s
                           for grade_id, max_score in grade_cells])
 
 
-def record(course: Course, outcome: Outcome) -> None:
-    """Write one outcome into the gradebook and next to the autograded notebooks."""
+# --------------------------------------------------------------------------- the writer
+
+
+def record(course: Course, outcome: Outcome, graded: Path | None = None) -> None:
+    """Record one outcome: the gradebook, the graded notebooks (from ``graded``), and the
+    outcome's report, written last and atomically: it marks the submission done."""
     with Gradebook(course.db_url) as gb, warnings.catch_warnings():
         # nbgrader's add_submission trips SQLAlchemy's autoflush warnings; they are harmless.
         warnings.simplefilter("ignore", SAWarning)
@@ -136,8 +223,15 @@ def record(course: Course, outcome: Outcome) -> None:
             grade.auto_score = cell.score
             grade.manual_score = None
         gb.db.commit()
-    report = course.autograded / outcome.student / outcome.assignment / REPORT_NAME
-    outcome.save(report)
+    target = course.autograded / outcome.student / outcome.assignment
+    if target.exists():
+        shutil.rmtree(target)
+    if graded is not None and graded.is_dir():
+        shutil.copytree(graded, target, symlinks=True)
+    report = target / REPORT_NAME
+    partial = report.with_suffix(".partial")
+    outcome.save(partial)
+    partial.replace(report)
 
 
 def load_outcome(course: Course, student: str, assignment: str) -> Outcome | None:
@@ -146,23 +240,105 @@ def load_outcome(course: Course, student: str, assignment: str) -> Outcome | Non
     return Outcome.load(report) if report.exists() else None
 
 
+# --------------------------------------------------------------------------- the batch
+
+
+@contextlib.contextmanager
+def dask_client(jobs: int, scheduler: str | None = None) -> Iterator:
+    """A Dask client: to the cluster at ``scheduler``, or to a local cluster of ``jobs``
+    single-threaded worker processes that stop when this process stops."""
+    import logging
+
+    from distributed import Client, LocalCluster
+
+    if scheduler:
+        with Client(scheduler) as client:
+            yield client
+        return
+    with LocalCluster(n_workers=max(1, jobs), threads_per_worker=1, processes=True,
+                      dashboard_address=None, silence_logs=logging.ERROR) as cluster, \
+            Client(cluster) as client:
+        client.register_plugin(_stop_with_parent_plugin())
+        yield client
+
+
+def _stop_with_parent_plugin():
+    from distributed.diagnostics.plugin import WorkerPlugin
+
+    class StopWithParent(WorkerPlugin):
+        """When the process that started this worker is gone (the grader was killed), stop
+        the grading the worker started and exit, instead of grading on."""
+
+        name = "autograder-stop-with-parent"
+
+        def setup(self, worker) -> None:
+            _watch_parent()
+
+    return StopWithParent()
+
+
+def _watch_parent() -> None:
+    """Kill this process's grading and exit as soon as its parent is gone."""
+    import threading
+    import time
+
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        for pid in list(_RUNNING):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(pid, signal.SIGKILL)
+            sandbox.reap_user(sandbox.sandbox_uid(pid))
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True, name="stop-with-parent").start()
+
+
+def _clear_abandoned_batches(course: Course) -> None:
+    """Remove the scratch folders of batches whose grader is gone (killed, say)."""
+    for folder in course.root.glob(f"{BATCH_PREFIX}*"):
+        owner = folder / "owner.pid"
+        try:
+            alive = owner.exists() and Path(f"/proc/{int(owner.read_text())}").exists()
+        except ValueError:
+            alive = False
+        if not alive:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
 def grade(course: Course, assignments: list[str] | None = None, jobs: int = 1,
-          timeout: int = DEFAULT_TIMEOUT, progress: bool = True) -> list[Outcome]:
-    """Grade every submission of ``assignments`` (default: all) and record the grades."""
+          timeout: int = DEFAULT_TIMEOUT, progress: bool = True, force: bool = False,
+          scheduler: str | None = None) -> list[Outcome]:
+    """Grade the submissions of ``assignments`` (default: all) not yet recorded as they are
+    (every one with ``force``), and record the grades. Returns this run's outcomes."""
     submissions = find_submissions(course, assignments)
-    ensure_released(course, sorted({a for _, a in submissions}))
+    ensure_released(course, sorted({s.assignment for s in submissions}))
+    todo = [s for s in submissions if force or not is_recorded(course, s)]
+    if not todo:
+        return []
+    _clear_abandoned_batches(course)
     outcomes = []
     # The batch's scratch folder is in the course, so everything grading starts names the
     # course (see sandbox.reap), and a batch never mistakes another course's processes.
-    with tempfile.TemporaryDirectory(prefix=".grading-", dir=course.root) as scratch_dir:
+    with tempfile.TemporaryDirectory(prefix=BATCH_PREFIX, dir=course.root) as scratch_dir:
         scratch = Path(scratch_dir)
+        (scratch / "owner.pid").write_text(str(os.getpid()))
         snapshot = snapshot_gradebook(course, scratch / "gradebook-snapshot.db")
-        with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-            futures = [pool.submit(run_worker, course, student, assignment, snapshot, timeout,
-                                   scratch) for student, assignment in submissions]
+        with dask_client(jobs, scheduler) as client:
+            from distributed import as_completed
+
+            futures = {client.submit(run_worker, course, s.student, s.assignment, snapshot,
+                                     timeout, scratch, pure=False, key=f"grade-{i}"): s
+                       for i, s in enumerate(todo)}
             for future in tqdm(as_completed(futures), total=len(futures), desc="grading",
                                unit="submission", disable=not progress):
+                submission = futures[future]
                 outcome = future.result()
-                record(course, outcome)
+                outcome.fingerprint = submission.fingerprint
+                workspace = scratch / f"{submission.student}--{submission.assignment}"
+                record(course, outcome, workspace / GRADED_FOLDER)
+                shutil.rmtree(workspace, ignore_errors=True)
                 outcomes.append(outcome)
     return sorted(outcomes, key=lambda o: (o.assignment, o.student))

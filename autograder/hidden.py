@@ -575,11 +575,12 @@ def _check_gradient(actual: Any, want: torch.Tensor | None, of: str, what: str) 
     _compare(actual, want, f"{what}, gradient of {of}")
 
 
-def failures(expectations: list[Expected], payload: Any) -> Iterator[str]:
-    """Every way the reported ``payload`` disagrees with ``expectations``."""
+def failures(expectations: list[Expected], payload: Any) -> Iterator[tuple[str, str]]:
+    """(case label, what is wrong) for every way ``payload`` disagrees with
+    ``expectations``."""
     observations = payload.get("observations") if isinstance(payload, dict) else None
     if not isinstance(observations, list):
-        yield "the hidden tests' report is malformed"
+        yield "*", "the hidden tests' report is malformed"
         return
     by_label = {}
     for observation in observations:
@@ -588,19 +589,23 @@ def failures(expectations: list[Expected], payload: Any) -> Iterator[str]:
     for e in expectations:
         observation = by_label.get(e.call.label)
         if observation is None:
-            yield f"{e.call.label}: not reported (the hidden tests did not finish)"
+            yield e.call.label, f"{e.call.label}: not reported (the hidden tests did not finish)"
             continue
         try:
             _check_call(e, observation, by_label)
         except Mismatch as mismatch:
-            yield str(mismatch)
+            yield e.call.label, str(mismatch)
+
+
+def summary(problems: list[tuple[str, str]], total: int) -> str | None:
+    """``None`` if nothing failed, else the first failure and how many more there are."""
+    if not problems:
+        return None
+    more = f" (and {len(problems) - 1} more of {total} hidden checks)" \
+        if len(problems) > 1 else ""
+    return problems[0][1] + more
 
 
 def judge(expectations: list[Expected], payload: Any) -> str | None:
     """``None`` if every case passed, else a message naming the first failure."""
-    problems = list(failures(expectations, payload))
-    if not problems:
-        return None
-    more = f" (and {len(problems) - 1} more of {len(expectations)} hidden checks)" \
-        if len(problems) > 1 else ""
-    return problems[0] + more
+    return summary(list(failures(expectations, payload)), len(expectations))

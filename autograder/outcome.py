@@ -23,6 +23,7 @@ class CellResult:
     max_score: float
     status: str
     message: str = ""
+    details: list = field(default_factory=list)   # [case label, what is wrong] per failure
 
 
 @dataclass
@@ -34,6 +35,7 @@ class Outcome:
     cells: list[CellResult] = field(default_factory=list)
     reasons: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    fingerprint: str = ""     # of the submitted files and the tests it was graded with
 
     @property
     def score(self) -> float:

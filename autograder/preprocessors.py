@@ -6,13 +6,15 @@ They are added to nbgrader's own pipelines in :mod:`autograder.nbgrader_setup`.
 from __future__ import annotations
 
 import copy
+import json
 import math
 import re
+import shutil
 import time
 from pathlib import Path
 
 import nbformat
-from nbclient.exceptions import DeadKernelError
+from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbformat import NotebookNode
 from nbformat.v4 import new_output
 from nbgrader.preprocessors import Execute, NbGraderPreprocessor
@@ -88,9 +90,14 @@ class HideHiddenTests(NbGraderPreprocessor):
 
 
 KERNEL_DIED = "KernelDied"
+KERNEL_STUCK = "CellWouldNotStop"
 OUT_OF_TIME = "NotebookOutOfTime"
 DEMO_TAG = "demo"     # a course cell that only demonstrates (trains, plots): not run to grade
 LONG_TAG = "long"     # a test cell that trains a model: may use half the notebook's time
+
+
+class _KernelStuck(Exception):
+    """A cell ran past its time limit and the kernel did not stop when interrupted."""
 
 
 class ExecuteSurvivingCrashes(Execute):
@@ -98,8 +105,11 @@ class ExecuteSurvivingCrashes(Execute):
 
     When the kernel dies in a cell (``os._exit``, a segfault, the memory limit), the notebook
     is run again from the start in a fresh kernel with that cell replaced by an error, so
-    every other cell still runs and is graded. After ``max_kernel_deaths`` deaths, the cell
-    that killed the kernel and every cell after it get the error.
+    every other cell still runs and is graded. A cell that runs past its time limit and
+    does not stop when interrupted (it ignores the signal, or holds the interpreter in C
+    code) is treated the same way: its kernel is killed, and the notebook runs again
+    without it. After ``max_kernel_deaths`` such restarts, the cell that caused the last
+    one and every cell after it get the error.
 
     Course cells tagged ``demo`` (a long training run that only draws a picture) are not
     run: no test depends on them, and grading should not pay for them. A cell tagged
@@ -116,26 +126,39 @@ class ExecuteSurvivingCrashes(Execute):
     def preprocess(self, nb: NotebookNode, resources: dict | None = None, km=None):
         pristine = copy.deepcopy(nb)
         self._fatal: set[int] = set()
+        self._stuck: set[int] = set()
         self._skip_from: int | None = None
         self._cell_limit = self.timeout
+        shutdown = self.shutdown_kernel
         for deaths in range(self.max_kernel_deaths + 2):
             self._running: int | None = None
             self._deadline = (time.monotonic() + self.notebook_timeout
                               if self.notebook_timeout else None)
+            self.shutdown_kernel = shutdown
             try:
                 return super().preprocess(copy.deepcopy(pristine), resources, km)
-            except DeadKernelError:
+            except (DeadKernelError, _KernelStuck) as error:
                 if self._running is None:
                     raise
-                if deaths < self.max_kernel_deaths:
-                    self._fatal.add(self._running)
-                else:
+                if deaths >= self.max_kernel_deaths:
                     self._skip_from = self._running
-                self.log.warning("The kernel died in cell %d; running the notebook again "
-                                 "without it", self._running)
+                elif isinstance(error, _KernelStuck):
+                    self._stuck.add(self._running)
+                else:
+                    self._fatal.add(self._running)
+                self.log.warning("The kernel %s in cell %d; running the notebook again "
+                                 "without it", "would not stop" if isinstance(
+                                     error, _KernelStuck) else "died", self._running)
         raise DeadKernelError("the kernel kept dying")
 
     def preprocess_cell(self, cell: NotebookNode, resources: dict, index: int):
+        if index in self._stuck and cell.cell_type == "code":
+            reason = ("the cell ran past the time limit and did not stop when interrupted, "
+                      "so its kernel was stopped and the notebook was run again without it")
+            cell.outputs = [new_output("error", ename=KERNEL_STUCK, evalue=reason,
+                                       traceback=[f"{KERNEL_STUCK}: {reason}"])]
+            cell.execution_count = None
+            return cell, resources
         if index in self._fatal or (self._skip_from is not None and index >= self._skip_from):
             if cell.cell_type == "code":
                 reason = ("the kernel died while running this cell (the code exited, crashed "
@@ -167,7 +190,11 @@ class ExecuteSurvivingCrashes(Execute):
             limits = [limit for limit in (cell_limit, remaining) if limit]
             self.timeout = max(1, math.ceil(min(limits)))
         self._running = index
-        result = super().preprocess_cell(cell, resources, index)
+        try:
+            result = super().preprocess_cell(cell, resources, index)
+        except CellTimeoutError:           # interrupted, yet no end of the cell came back
+            self.shutdown_kernel = "immediate"       # kill it; do not wait for it
+            raise _KernelStuck(f"cell {index}") from None
         self._running = None
         return result
 
@@ -218,20 +245,39 @@ class RestoreCourseCells(NbGraderPreprocessor):
 
 
 class ShipHiddenCases(NbGraderPreprocessor):
-    """Before the notebook runs: put the probe and the hidden cases' inputs beside it."""
+    """Before the notebook runs: prepare the folder its kernel works in.
+
+    Without a sandbox, the kernel works in the notebook's own folder. With one
+    (``sandbox_folder``), it works in a separate folder: the regular files of the
+    notebook's folder (data, modules) are copied there, and nothing the kernel leaves in
+    it — links, pipes, files — is ever read or written by the grader, which keeps writing
+    the graded notebook to the notebook's folder. Either way the probe and the hidden
+    cases' inputs are put into the kernel's folder.
+    """
 
     suite_root = Unicode("", help="Folder holding <assignment>/hidden_tests.py").tag(
         config=True)
+    sandbox_folder = Unicode("", help="The folder the sandboxed kernel sees as its own "
+                             "(empty: the notebook's folder)").tag(config=True)
 
     def suite(self, resources: dict) -> Path | None:
         assignment = resources.get("nbgrader", {}).get("assignment", "")
         path = Path(self.suite_root) / assignment / hidden.SUITE_FILE
         return path if self.suite_root and path.exists() else None
 
+    def kernel_folder(self, resources: dict) -> Path:
+        return Path(self.sandbox_folder or resources["metadata"]["path"])
+
     def preprocess(self, nb: NotebookNode, resources: dict):
+        folder = self.kernel_folder(resources)
+        if self.sandbox_folder:
+            folder.mkdir(parents=True, exist_ok=True)
+            for path in Path(resources["metadata"]["path"]).iterdir():
+                if path.is_file() and not path.is_symlink() and path.suffix != ".ipynb":
+                    shutil.copyfile(path, folder / path.name)
         suite = self.suite(resources)
         if suite is not None:
-            hidden.write_cases(suite, Path(resources["metadata"]["path"]))
+            hidden.write_cases(suite, folder)
         return nb, resources
 
 
@@ -254,24 +300,36 @@ class JudgeHiddenTests(ShipHiddenCases):
             grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
             if not is_grade(cell) or grade_id not in expected:
                 continue
-            if any(o.output_type == "error" for o in cell.outputs) \
-                    or cell.get("execution_count") is None:
-                continue       # failed, timed out or not run already: that verdict stands
+            if cell.get("execution_count") is None:
+                continue       # timed out or not run: that verdict stands
             mine = [o.data[probe.MIME] for o in reports
                     if isinstance(o.data[probe.MIME], dict)
                     and o.data[probe.MIME].get("grade_id") == grade_id]
-            if len(mine) == 1:
-                message = hidden.judge(expected[grade_id], mine[0])
+            problems = []
+            if any(o.output_type == "error" for o in cell.outputs):
+                # The visible tests failed (their error is the verdict); the hidden cases,
+                # which ran first, still say which cases fail, for the instructor's report.
+                if len(mine) != 1:
+                    continue
+                problems = list(hidden.failures(expected[grade_id], mine[0]))
+                message = hidden.summary(problems, len(expected[grade_id]))
+            elif len(mine) == 1:
+                problems = list(hidden.failures(expected[grade_id], mine[0]))
+                message = hidden.summary(problems, len(expected[grade_id]))
             elif not mine:
                 message = "the hidden tests did not report (the cell stopped before them)"
             else:
                 message = "the hidden tests reported more than once (the cell was tampered with)"
             if message:
+                # Every failing case, for the instructor's report (feedback shows `message`).
+                details = DETAILS_PREFIX + json.dumps(problems)
                 cell.outputs.append(new_output("error", ename=HIDDEN_FAILURE, evalue=message,
-                                               traceback=[f"{HIDDEN_FAILURE}: {message}"]))
-        if suite is not None:
-            hidden.remove_cases(Path(resources["metadata"]["path"]))
+                                               traceback=[f"{HIDDEN_FAILURE}: {message}",
+                                                          details]))
+        if suite is not None and not self.sandbox_folder:
+            hidden.remove_cases(self.kernel_folder(resources))
         return nb, resources
 
 
 HIDDEN_FAILURE = "HiddenTestFailed"
+DETAILS_PREFIX = "failing cases: "

@@ -70,6 +70,28 @@ def assignment_secrets(course: Course, assignment: str) -> set[str]:
     return secrets - public_lines(source)
 
 
+TELLING_LENGTH = 40    # a secret line this long gives the answer away on its own
+
+
+def find_leaks(secrets: set[str], lines: list[str]) -> list[str]:
+    """The secret lines among ``lines`` that give something away.
+
+    A long secret line does on its own. A short one (``loss.backward()``) is in every
+    training loop of the book: it counts only next to another secret line, as in a copied
+    block of solution code.
+    """
+    shown = [code_line(line) for line in lines]
+    shown = [line for line in shown if line]
+    leaks = set()
+    for i, line in enumerate(shown):
+        if line not in secrets:
+            continue
+        neighbours = shown[max(0, i - 1):i] + shown[i + 1:i + 2]
+        if len(line) >= TELLING_LENGTH or any(n in secrets for n in neighbours):
+            leaks.add(line)
+    return sorted(leaks)
+
+
 def check_release(course: Course, assignment: str) -> None:
     """Raise :class:`ReleaseLeak` if a released file holds a marker or a secret line of code."""
     secrets = assignment_secrets(course, assignment)
@@ -82,11 +104,11 @@ def check_release(course: Course, assignment: str) -> None:
         text = path.read_text(errors="replace")
         found = [m for m in _MARKERS if m in text]
         if path.suffix == ".ipynb":
-            released = {code_line(line) for cell in nbformat.reads(text, as_version=4).cells
-                        for line in cell.source.splitlines()}
+            cells = nbformat.reads(text, as_version=4).cells
+            found += [leak for cell in cells
+                      for leak in find_leaks(secrets, cell.source.splitlines())]
         else:
-            released = {code_line(line) for line in text.splitlines()}
-        found += sorted(secrets & released)
+            found += find_leaks(secrets, text.splitlines())
         if found:
             raise ReleaseLeak(f"{path} gives away: {found[:3]}")
 

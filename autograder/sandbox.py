@@ -46,6 +46,7 @@ class Limits:
     """Resource limits of one notebook's kernel."""
 
     memory_bytes: int = 6 * 1024**3     # address space; PyTorch reserves much of it unused
+    tmp_bytes: int = 256 * 1024**2      # the sandbox's /tmp lives in memory: bounded
     cpu_seconds: int = 600
     file_bytes: int = 64 * 1024**2
     open_files: int = 256
@@ -60,9 +61,9 @@ def require_tools() -> None:
             "(`apt-get install bubblewrap`) to grade")
 
 
-def sandbox_uid() -> int:
-    """The unprivileged user a root grader runs this worker's kernel as."""
-    return 100_000 + os.getpid()
+def sandbox_uid(worker_pid: int | None = None) -> int:
+    """The unprivileged user a root grader runs a worker's kernel as (default: this one's)."""
+    return 100_000 + (os.getpid() if worker_pid is None else worker_pid)
 
 
 def _kernel_command(ipc_dir: Path, limits: Limits) -> list[str]:
@@ -101,7 +102,7 @@ def kernel_argv(workdir: Path, ipc_dir: Path, limits: Limits) -> list[str]:
             "--ro-bind", "/usr", "/usr", "--symlink", "usr/bin", "/bin",
             "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
             "--symlink", "usr/sbin", "/sbin", "--ro-bind", "/etc/ld.so.cache", "/etc/ld.so.cache",
-            "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+            "--proc", "/proc", "--dev", "/dev", "--size", str(limits.tmp_bytes), "--tmpfs", "/tmp"]
     # Folders bwrap creates on the way to a mount point are private to root by default:
     # make them traversable, for the unprivileged user the kernel runs as.
     for target in [*environments, str(ipc_dir)]:
@@ -125,10 +126,13 @@ def install(scratch: Path, workdir: Path, limits: Limits = Limits(),
     Returns the folder to put first on ``JUPYTER_PATH`` and the nbgrader settings that run
     notebooks in the sandbox.
 
-    ``workdir`` is the only folder the notebook may write (nbgrader runs the notebook there);
-    it must be the folder nbgrader creates for the autograded notebook. ``ipc_dir`` holds
-    the kernel's sockets (default: inside ``scratch``); a Unix socket's path may not exceed
-    107 bytes, so give a short folder when ``scratch`` is deep.
+    ``workdir`` is the only folder the notebook may write (it sees it as ``/submission``).
+    It must not be the folder nbgrader writes the graded notebook to: the grader runs as
+    another user, and whatever the kernel leaves there (a link to the gradebook, say) must
+    never be followed. :class:`~autograder.preprocessors.ShipHiddenCases` fills it from
+    the notebook's folder before the kernel starts. ``ipc_dir`` holds the kernel's sockets
+    (default: inside ``scratch``); a Unix socket's path may not exceed 107 bytes, so give
+    a short folder when ``scratch`` is deep.
     """
     require_tools()
     ipc_dir = ipc_dir or scratch / "kernel-sockets"
@@ -142,6 +146,8 @@ def install(scratch: Path, workdir: Path, limits: Limits = Limits(),
     (spec_dir / "kernel.json").write_text(json.dumps(spec, indent=1))
 
     c = Config()
+    c.ShipHiddenCases.sandbox_folder = str(workdir)
+    c.JudgeHiddenTests.sandbox_folder = str(workdir)
     c.Execute.kernel_name = KERNEL_NAME
     c.KernelManager.transport = "ipc"
     c.KernelManager.ip = str(ipc_dir / "kernel")
@@ -159,6 +165,30 @@ def _names(pid: str, marker: bytes) -> bool:
     return False
 
 
+def _owned_by(pid: str, uid: int) -> bool:
+    """Whether process ``pid`` runs as ``uid`` (real, effective or saved)."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("Uid:"):
+                return str(uid) in line.split()[1:4]
+    except OSError:
+        pass
+    return False
+
+
+def reap_user(uid: int, patience: float = 10.0) -> list[int]:
+    """Kill every process of the sandbox user ``uid`` and wait until none is left.
+
+    Whatever a submission started runs as its sandbox's own user, even a process that
+    cleared its environment and left the sandbox's process tree (the kernel is PID 1 of
+    its namespace; killed from outside, its children are adopted by the host's init).
+    Only root grades with a user of its own; for anyone else this does nothing.
+    """
+    if os.geteuid() != 0 or uid < 100_000:
+        return []
+    return _kill_until_gone(lambda pid: _owned_by(pid, uid), patience)
+
+
 def reap(folder: Path, patience: float = 10.0) -> list[int]:
     """Kill every process that names ``folder`` and wait until none is left.
 
@@ -168,11 +198,17 @@ def reap(folder: Path, patience: float = 10.0) -> list[int]:
     grading" a guarantee rather than a race. Returns the pids that were still there.
     """
     marker = str(folder).encode()
+    return _kill_until_gone(lambda pid: _names(pid, marker), patience)
+
+
+def _kill_until_gone(chosen, patience: float) -> list[int]:
+    """SIGKILL every process ``chosen(pid)`` picks until none is left (or ``patience``
+    seconds have passed); the pids that were found."""
     found: set[int] = set()
     deadline = time.monotonic() + patience
     while True:
         alive = [int(pid) for pid in os.listdir("/proc")
-                 if pid.isdigit() and int(pid) != os.getpid() and _names(pid, marker)]
+                 if pid.isdigit() and int(pid) != os.getpid() and chosen(pid)]
         if not alive or time.monotonic() > deadline:
             return sorted(found)
         found.update(alive)

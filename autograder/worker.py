@@ -11,6 +11,7 @@ course's ``autograded/<student>/<assignment>/`` for feedback.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import tempfile
@@ -23,9 +24,16 @@ from nbgrader.api import Gradebook, MissingEntry
 from . import sandbox
 from .course import Course
 from .outcome import FAILED, NOT_RUN, PASSED, TIMED_OUT, CellResult, Outcome
-from .preprocessors import HIDDEN_FAILURE, KERNEL_DIED, OUT_OF_TIME
+from .preprocessors import (
+    DETAILS_PREFIX,
+    HIDDEN_FAILURE,
+    KERNEL_DIED,
+    KERNEL_STUCK,
+    OUT_OF_TIME,
+)
 
 _MESSAGE_LIMIT = 500
+GRADED_FOLDER = "graded"     # in a workspace: the graded notebooks, for the writer
 
 
 def expected_cells(db_url: str, assignment: str) -> dict[str, list[tuple[str, float]]]:
@@ -60,7 +68,7 @@ def _error_of(cell) -> tuple[str, str] | None:
         return None
     if any(o.ename == "CellTimeoutError" for o in errors):
         return TIMED_OUT, "the cell ran past the time limit and was stopped"
-    if errors[0].ename == OUT_OF_TIME:
+    if errors[0].ename in (OUT_OF_TIME, KERNEL_STUCK):
         return TIMED_OUT, errors[0].evalue
     if errors[0].ename == KERNEL_DIED:
         return NOT_RUN, errors[0].evalue
@@ -71,8 +79,27 @@ def _error_of(cell) -> tuple[str, str] | None:
     return FAILED, message[:_MESSAGE_LIMIT]
 
 
-def cell_verdicts(notebook: Path) -> dict[str, tuple[str, str]]:
-    """{grade_id: (status, message)} read from an autograded notebook's outputs."""
+def _details_of(cell) -> list:
+    """[[case label, what is wrong], ...] of a failed test cell, for the instructor: the
+    error its visible tests raised, and every failing hidden case the grader listed."""
+    details = []
+    for error in (o for o in cell.get("outputs", []) if o.output_type == "error"):
+        if error.ename != HIDDEN_FAILURE:
+            details.append(["visible tests",
+                            f"{error.ename}: {error.evalue}"[:_MESSAGE_LIMIT]])
+            continue
+        for line in error.get("traceback", [])[1:]:
+            if line.startswith(DETAILS_PREFIX):
+                try:
+                    found = json.loads(line.removeprefix(DETAILS_PREFIX))
+                    details += [[str(label), str(problem)] for label, problem in found]
+                except (ValueError, TypeError):      # written by the grader: not expected
+                    pass
+    return details
+
+
+def cell_verdicts(notebook: Path) -> dict[str, tuple[str, str, list]]:
+    """{grade_id: (status, message, details)} read from an autograded notebook's outputs."""
     verdicts = {}
     for cell in nbformat.read(notebook, as_version=4).cells:
         meta = cell.metadata.get("nbgrader", {})
@@ -80,11 +107,11 @@ def cell_verdicts(notebook: Path) -> dict[str, tuple[str, str]]:
             continue
         error = _error_of(cell)
         if error:
-            verdicts[meta["grade_id"]] = error
+            verdicts[meta["grade_id"]] = (*error, _details_of(cell))
         elif cell.get("execution_count") is None:
-            verdicts[meta["grade_id"]] = (NOT_RUN, "the cell was not executed")
+            verdicts[meta["grade_id"]] = (NOT_RUN, "the cell was not executed", [])
         else:
-            verdicts[meta["grade_id"]] = (PASSED, "")
+            verdicts[meta["grade_id"]] = (PASSED, "", [])
     return verdicts
 
 
@@ -106,6 +133,26 @@ def answer_errors(notebook: Path) -> list[str]:
             else:
                 problems.append(f"{where} raised {message}"[:_MESSAGE_LIMIT])
     return problems
+
+
+def copy_regular_files(source: Path, target: Path) -> list[str]:
+    """Copy the folders and regular files under ``source``; say what else was left out.
+
+    A link, followed, could bring any file the grader can read (the solutions, the
+    gradebook) into the sandbox's view, or write over one; a named pipe would block the
+    copy. Neither is followed or copied.
+    """
+    left_out = []
+    target.mkdir(parents=True, exist_ok=True)
+    for path in sorted(source.rglob("*")):       # rglob does not enter linked folders
+        relative = path.relative_to(source)
+        if path.is_symlink() or not (path.is_dir() or path.is_file()):
+            left_out.append(f"{relative} is not a regular file or folder and was left out")
+        elif path.is_dir():
+            (target / relative).mkdir(exist_ok=True)
+        else:
+            shutil.copyfile(path, target / relative, follow_symlinks=False)
+    return left_out
 
 
 def restore_released_files(course: Course, assignment: str, staged: Path) -> None:
@@ -146,13 +193,7 @@ def grade_in_scratch(course: Course, assignment: str, student: str, gradebook: P
         shutil.copy(gradebook, scratch.gradebook_path)
         cells = expected_cells(scratch.db_url, assignment)
         staged = scratch.submitted / student / assignment
-        # Links are copied as links, then dropped: followed, they could bring any file the
-        # grader can read (the solutions, the gradebook) into the sandbox's view.
-        shutil.copytree(submission, staged, symlinks=True)
-        for link in sorted(p for p in staged.rglob("*") if p.is_symlink()):
-            link.unlink()
-            outcome.reasons.append(f"{link.relative_to(staged)} is a symbolic link and was "
-                                   "left out")
+        outcome.reasons.extend(copy_regular_files(submission, staged))
         restore_released_files(course, assignment, staged)
         gradable = []
         for notebook in cells:
@@ -164,7 +205,8 @@ def grade_in_scratch(course: Course, assignment: str, student: str, gradebook: P
                 gradable.append(notebook)
 
         if gradable:
-            workdir = scratch.autograded / student / assignment
+            # The kernel works in a folder of its own, never in the one nbgrader writes.
+            workdir = Path(scratch_dir) / "sandbox" / student / assignment
             jupyter_path, sandboxed = sandbox.install(Path(scratch_dir), workdir,
                                                       sandbox.Limits(cpu_seconds=_cpu(timeout)),
                                                       ipc_dir=Path(sockets))
@@ -173,19 +215,26 @@ def grade_in_scratch(course: Course, assignment: str, student: str, gradebook: P
             # The scratch course has no release or hidden tests of its own: use the course's.
             sandboxed.RestoreCourseCells.release_root = str(course.release.resolve())
             sandboxed.ShipHiddenCases.suite_root = str(course.source.resolve())
-            result = scratch.api(timeout=timeout, extra=sandboxed).autograde(
-                assignment, student, force=True, create=True)
+            try:
+                result = scratch.api(timeout=timeout, extra=sandboxed).autograde(
+                    assignment, student, force=True, create=True)
+            finally:      # whatever the notebook started dies before its results are read
+                sandbox.reap_user(sandbox.sandbox_uid())
+                sandbox.reap(workdir)
             if not result["success"]:
                 outcome.reasons.append(_nbgrader_failure(result))
         graded_dir = scratch.autograded / student / assignment
         outcome.cells = _collect_cells(scratch, graded_dir, cells, assignment, student)
         for notebook in sorted(graded_dir.glob("*.ipynb")):
             outcome.reasons.extend(answer_errors(notebook))
-        target = course.autograded / student / assignment
+        # With a workspace, the graded notebooks are left there for the one writer to
+        # record (autograder.grading); without one, they go into the course directly.
+        target = workspace / GRADED_FOLDER if workspace else \
+            course.autograded / student / assignment
         if target.exists():
             shutil.rmtree(target)
         if graded_dir.exists():
-            shutil.copytree(graded_dir, target)
+            copy_regular_files(graded_dir, target)
     outcome.seconds = round(time.monotonic() - started, 2)
     return outcome
 
@@ -198,7 +247,8 @@ def _collect_cells(scratch: Course, graded_dir: Path, cells: dict, assignment: s
             path = graded_dir / f"{notebook}.ipynb"
             verdicts = cell_verdicts(path) if path.exists() else {}
             for grade_id, max_score in grade_cells:
-                status, message = verdicts.get(grade_id, (NOT_RUN, "the notebook was not graded"))
+                status, message, details = verdicts.get(
+                    grade_id, (NOT_RUN, "the notebook was not graded", []))
                 try:
                     score = gb.find_grade(grade_id, notebook, assignment, student).score
                 except MissingEntry:
@@ -206,7 +256,7 @@ def _collect_cells(scratch: Course, graded_dir: Path, cells: dict, assignment: s
                 if status != PASSED:
                     score = 0.0
                 results.append(CellResult(grade_id, notebook, float(score or 0.0),
-                                          float(max_score), status, message))
+                                          float(max_score), status, message, details))
     return results
 
 

@@ -24,6 +24,9 @@ from autograder.release import assignment_secrets
 
 from .conftest import ASSIGNMENT, filled, make_course, run_cli, submit, visible_text
 
+# The module's tests share one graded batch: run them on one worker, so it is graded once.
+pytestmark = pytest.mark.xdist_group("adversarial")
+
 FULL = 14.0
 
 # Every contract function, wrong: right shapes and dtypes, wrong values.

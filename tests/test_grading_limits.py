@@ -9,6 +9,9 @@ from autograder.outcome import NOT_RUN, PASSED, TIMED_OUT
 
 from .conftest import filled, make_course, submit
 
+# The module's tests share one graded batch: run them on one worker, so it is graded once.
+pytestmark = pytest.mark.xdist_group("grading-limits")
+
 HANGS_IN_DOT_SCORE = '''
 def dot_score(query, keys):
     while True:

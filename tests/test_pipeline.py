@@ -19,6 +19,9 @@ from autograder.release import assignment_secrets
 
 from .conftest import ASSIGNMENT, filled, notebooks, run_cli, submit, visible_text
 
+# The module's tests share one graded batch: run them on one worker, so it is graded once.
+pytestmark = pytest.mark.xdist_group("pipeline")
+
 FULL = 14.0
 WARNS_ON_STDERR = '''
 import sys

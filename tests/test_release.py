@@ -70,3 +70,18 @@ def test_check_release_catches_a_leaked_reference(course):
 
 def test_notebook_sources_are_excluded_from_the_release():
     assert f"{ASSIGNMENT}.py" in notebook_source_names(REPO)
+
+
+def test_short_common_lines_leak_only_as_part_of_a_block():
+    from autograder.release import find_leaks
+
+    secrets = {"loss.backward()", "optimizer.step()", "optimizer.zero_grad()",
+               "logits = self.out(torch.cat([s, c, e], dim=-1))"}
+    a_book_loop = ["for batch in batches:", "    loss = model(batch)",
+                   "    loss.backward()", "    # one step", "    clip(model)",
+                   "    optimizer.step()"]
+    assert find_leaks(secrets, a_book_loop) == []
+    copied = ["optimizer.zero_grad()", "loss.backward()  # from the solution"]
+    assert find_leaks(secrets, copied) == ["loss.backward()", "optimizer.zero_grad()"]
+    assert find_leaks(secrets, ["x = 1", "logits = self.out(torch.cat([s, c, e], dim=-1))"]) \
+        == ["logits = self.out(torch.cat([s, c, e], dim=-1))"]

@@ -16,6 +16,9 @@ from autograder.grading import grade
 
 from .conftest import ASSIGNMENT, REPO, filled, make_course, submit
 
+# The module's tests share one graded batch: run them on one worker, so it is graded once.
+pytestmark = pytest.mark.xdist_group("sandbox")
+
 CORRECT_DOT = '''
 def dot_score(query, keys):
     return (keys * query.unsqueeze(1)).sum(-1)

@@ -132,14 +132,14 @@ def dot_score(query: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
 
 
 # %% nbgrader={"grade": true, "grade_id": "test-dot-score", "locked": true, "points": 1, "schema_version": 3, "solution": false}
-assert_close(dot_score(example_query, example_keys),
-             torch.tensor([[2.0, 0.0, 2.0]]), "dot_score on the worked example")
-assert dot_score(torch.randn(4, 6), torch.randn(4, 5, 6)).shape == (4, 5)
 ### BEGIN HIDDEN TESTS
 from _autograder_probe import report
 
 report("test-dot-score")
 ### END HIDDEN TESTS
+assert_close(dot_score(example_query, example_keys),
+             torch.tensor([[2.0, 0.0, 2.0]]), "dot_score on the worked example")
+assert dot_score(torch.randn(4, 6), torch.randn(4, 5, 6)).shape == (4, 5)
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "part2", "locked": true, "schema_version": 3, "solution": false}
 # ## Part 2 · Scaled dot product (1 point)
@@ -163,14 +163,14 @@ def scaled_dot_score(query: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
 
 
 # %% nbgrader={"grade": true, "grade_id": "test-scaled-dot-score", "locked": true, "points": 1, "schema_version": 3, "solution": false}
-assert_close(scaled_dot_score(example_query, example_keys),
-             torch.tensor([[1.1547, 0.0, 1.1547]]), "scaled_dot_score on the worked example")
-assert scaled_dot_score(torch.randn(2, 16), torch.randn(2, 3, 16)).shape == (2, 3)
 ### BEGIN HIDDEN TESTS
 from _autograder_probe import report
 
 report("test-scaled-dot-score")
 ### END HIDDEN TESTS
+assert_close(scaled_dot_score(example_query, example_keys),
+             torch.tensor([[1.1547, 0.0, 1.1547]]), "scaled_dot_score on the worked example")
+assert scaled_dot_score(torch.randn(2, 16), torch.randn(2, 3, 16)).shape == (2, 3)
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "part3", "locked": true, "schema_version": 3, "solution": false}
 # ## Part 3 · General (bilinear) score (2 points)
@@ -195,15 +195,15 @@ def general_score(query: torch.Tensor, keys: torch.Tensor, W: torch.Tensor) -> t
 
 
 # %% nbgrader={"grade": true, "grade_id": "test-general-score", "locked": true, "points": 2, "schema_version": 3, "solution": false}
-assert_close(general_score(example_query, example_keys, torch.eye(3)),
-             torch.tensor([[2.0, 0.0, 2.0]]), "general_score with W = I (equals the dot score)")
-assert general_score(torch.randn(2, 3), torch.randn(2, 4, 5), torch.randn(3, 5)).shape == (2, 4), \
-    "general_score must accept d_q != d_k: query (2, 3), keys (2, 4, 5), W (3, 5) -> (2, 4)"
 ### BEGIN HIDDEN TESTS
 from _autograder_probe import report
 
 report("test-general-score")
 ### END HIDDEN TESTS
+assert_close(general_score(example_query, example_keys, torch.eye(3)),
+             torch.tensor([[2.0, 0.0, 2.0]]), "general_score with W = I (equals the dot score)")
+assert general_score(torch.randn(2, 3), torch.randn(2, 4, 5), torch.randn(3, 5)).shape == (2, 4), \
+    "general_score must accept d_q != d_k: query (2, 3), keys (2, 4, 5), W (3, 5) -> (2, 4)"
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "part4", "locked": true, "schema_version": 3, "solution": false}
 # ## Part 4 · Concat score (2 points)
@@ -234,6 +234,11 @@ def concat_score(query: torch.Tensor, keys: torch.Tensor, W: torch.Tensor,
 
 
 # %% nbgrader={"grade": true, "grade_id": "test-concat-score", "locked": true, "points": 2, "schema_version": 3, "solution": false}
+### BEGIN HIDDEN TESTS
+from _autograder_probe import report
+
+report("test-concat-score")
+### END HIDDEN TESTS
 _W, _v = torch.zeros(2, 6), torch.tensor([1.0, 0.0])
 _W[0, 3:] = 1.0        # the first hidden unit sums the key's entries
 assert_close(concat_score(example_query, example_keys, _W, _v),
@@ -241,11 +246,6 @@ assert_close(concat_score(example_query, example_keys, _W, _v),
              "concat_score with W picking the key's sum")
 assert concat_score(torch.randn(2, 3), torch.randn(2, 4, 5), torch.randn(7, 8),
                     torch.randn(7)).shape == (2, 4)
-### BEGIN HIDDEN TESTS
-from _autograder_probe import report
-
-report("test-concat-score")
-### END HIDDEN TESTS
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "part5", "locked": true, "schema_version": 3, "solution": false}
 # ## Part 5 · Additive score (2 points)
@@ -274,6 +274,11 @@ def additive_score(query: torch.Tensor, keys: torch.Tensor, W_q: torch.Tensor,
 
 
 # %% nbgrader={"grade": true, "grade_id": "test-additive-score", "locked": true, "points": 2, "schema_version": 3, "solution": false}
+### BEGIN HIDDEN TESTS
+from _autograder_probe import report
+
+report("test-additive-score")
+### END HIDDEN TESTS
 _W_q, _W_k, _v = torch.zeros(2, 3), torch.zeros(2, 3), torch.tensor([1.0, 0.0])
 _W_k[0] = 1.0          # the first hidden unit sums the key's entries
 assert_close(additive_score(example_query, example_keys, _W_q, _W_k, _v),
@@ -281,11 +286,6 @@ assert_close(additive_score(example_query, example_keys, _W_q, _W_k, _v),
              "additive_score with W_k picking the key's sum")
 assert additive_score(torch.randn(2, 3), torch.randn(2, 4, 5), torch.randn(7, 3),
                       torch.randn(7, 5), torch.randn(7)).shape == (2, 4)
-### BEGIN HIDDEN TESTS
-from _autograder_probe import report
-
-report("test-additive-score")
-### END HIDDEN TESTS
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "part6", "locked": true, "schema_version": 3, "solution": false}
 # ## Part 6 · Softmax with a mask (3 points)
@@ -326,39 +326,39 @@ def masked_softmax(scores: torch.Tensor, mask: torch.Tensor | None = None) -> to
 
 
 # %% nbgrader={"grade": true, "grade_id": "test-masked-softmax-no-mask", "locked": true, "points": 1, "schema_version": 3, "solution": false}
-assert_close(masked_softmax(torch.tensor([[2.0, 0.0, 2.0]])),
-             torch.tensor([[0.4683, 0.0634, 0.4683]]), "masked_softmax without a mask")
-_w = masked_softmax(torch.randn(4, 6))
-assert _w.shape == (4, 6) and torch.allclose(_w.sum(-1), torch.ones(4)), \
-    "every row of the weights must sum to 1"
 ### BEGIN HIDDEN TESTS
 from _autograder_probe import report
 
 report("test-masked-softmax-no-mask")
 ### END HIDDEN TESTS
+assert_close(masked_softmax(torch.tensor([[2.0, 0.0, 2.0]])),
+             torch.tensor([[0.4683, 0.0634, 0.4683]]), "masked_softmax without a mask")
+_w = masked_softmax(torch.randn(4, 6))
+assert _w.shape == (4, 6) and torch.allclose(_w.sum(-1), torch.ones(4)), \
+    "every row of the weights must sum to 1"
 
 # %% nbgrader={"grade": true, "grade_id": "test-masked-softmax-mask", "locked": true, "points": 1, "schema_version": 3, "solution": false}
-assert_close(masked_softmax(torch.tensor([[2.0, 0.0, 2.0]]), torch.tensor([[True, True, False]])),
-             torch.tensor([[0.8808, 0.1192, 0.0]]), "masked_softmax with the last key masked")
-_w = masked_softmax(torch.randn(2, 4), torch.tensor([[True, True, True, False],
-                                                     [True, False, False, False]]))
-assert _w[0, 3] == 0 and _w[1, 1:].eq(0).all(), "masked positions must get weight exactly 0"
 ### BEGIN HIDDEN TESTS
 from _autograder_probe import report
 
 report("test-masked-softmax-mask")
 ### END HIDDEN TESTS
+assert_close(masked_softmax(torch.tensor([[2.0, 0.0, 2.0]]), torch.tensor([[True, True, False]])),
+             torch.tensor([[0.8808, 0.1192, 0.0]]), "masked_softmax with the last key masked")
+_w = masked_softmax(torch.randn(2, 4), torch.tensor([[True, True, True, False],
+                                                     [True, False, False, False]]))
+assert _w[0, 3] == 0 and _w[1, 1:].eq(0).all(), "masked positions must get weight exactly 0"
 
 # %% nbgrader={"grade": true, "grade_id": "test-masked-softmax-fully-masked", "locked": true, "points": 1, "schema_version": 3, "solution": false}
-_w = masked_softmax(torch.tensor([[1.0, 2.0], [3.0, 4.0]]),
-                    torch.tensor([[True, True], [False, False]]))
-assert not torch.isnan(_w).any(), "a fully masked row must give zeros, not NaN"
-assert_close(_w[1], torch.zeros(2), "the weights of a fully masked row")
 ### BEGIN HIDDEN TESTS
 from _autograder_probe import report
 
 report("test-masked-softmax-fully-masked")
 ### END HIDDEN TESTS
+_w = masked_softmax(torch.tensor([[1.0, 2.0], [3.0, 4.0]]),
+                    torch.tensor([[True, True], [False, False]]))
+assert not torch.isnan(_w).any(), "a fully masked row must give zeros, not NaN"
+assert_close(_w[1], torch.zeros(2), "the weights of a fully masked row")
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "part7", "locked": true, "schema_version": 3, "solution": false}
 # ## Part 7 · The attention module (3 points)
@@ -396,34 +396,34 @@ def attend(query: torch.Tensor, keys: torch.Tensor, values: torch.Tensor | None 
 
 
 # %% nbgrader={"grade": true, "grade_id": "test-attend-key-value", "locked": true, "points": 1, "schema_version": 3, "solution": false}
-_context, _weights = attend(example_query, example_keys, example_values)
-assert_close(_weights, torch.tensor([[0.4683, 0.0634, 0.4683]]), "attend: weights")
-assert_close(_context, torch.tensor([[20.0]]), "attend: key-value context")
-assert attend(torch.randn(2, 4), torch.randn(2, 3, 4), torch.randn(2, 3, 7))[0].shape == (2, 7)
 ### BEGIN HIDDEN TESTS
 from _autograder_probe import report
 
 report("test-attend-key-value")
 ### END HIDDEN TESTS
+_context, _weights = attend(example_query, example_keys, example_values)
+assert_close(_weights, torch.tensor([[0.4683, 0.0634, 0.4683]]), "attend: weights")
+assert_close(_context, torch.tensor([[20.0]]), "attend: key-value context")
+assert attend(torch.randn(2, 4), torch.randn(2, 3, 4), torch.randn(2, 3, 7))[0].shape == (2, 7)
 
 # %% nbgrader={"grade": true, "grade_id": "test-attend-plain", "locked": true, "points": 1, "schema_version": 3, "solution": false}
-_context, _weights = attend(example_query, example_keys)
-assert_close(_context, torch.tensor([[0.9366, 0.5317, 0.9366]]), "attend: plain-mode context")
 ### BEGIN HIDDEN TESTS
 from _autograder_probe import report
 
 report("test-attend-plain")
 ### END HIDDEN TESTS
+_context, _weights = attend(example_query, example_keys)
+assert_close(_context, torch.tensor([[0.9366, 0.5317, 0.9366]]), "attend: plain-mode context")
 
 # %% nbgrader={"grade": true, "grade_id": "test-attend-mask-and-score", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+### BEGIN HIDDEN TESTS
+from _autograder_probe import report
+
+report("test-attend-mask-and-score")
+### END HIDDEN TESTS
 _mask = torch.tensor([[True, True, False]])
 _context, _weights = attend(example_query, example_keys, example_values, mask=_mask)
 assert_close(_weights, torch.tensor([[0.8808, 0.1192, 0.0]]), "attend: weights with a mask")
 _context, _weights = attend(example_query, example_keys, example_values,
                             score=lambda q, k: -dot_score(q, k))
 assert _weights[0, 1] > _weights[0, 0], "attend must use the score function it is given"
-### BEGIN HIDDEN TESTS
-from _autograder_probe import report
-
-report("test-attend-mask-and-score")
-### END HIDDEN TESTS

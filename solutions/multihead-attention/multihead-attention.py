@@ -236,6 +236,11 @@ def scaled_dot_product_attention(Q: torch.Tensor, K: torch.Tensor, V: torch.Tens
 
 
 # %% nbgrader={"grade": true, "grade_id": "test-sdpa", "locked": true, "points": 2, "schema_version": 3, "solution": false}
+### BEGIN HIDDEN TESTS
+from _autograder_probe import report
+
+report("test-sdpa")
+### END HIDDEN TESTS
 _out, _weights = scaled_dot_product_attention(example_Q, example_K, example_V)
 assert_close(_weights, torch.tensor([[0.6652, 0.0900, 0.2447]]), "weights of the worked example")
 assert_close(_out, torch.tensor([[0.9100, 0.3348]]), "output of the worked example")
@@ -246,13 +251,13 @@ assert _out.shape == (2, 3, 4, 6) and _weights.shape == (2, 3, 4, 5), (
     f"expected out (2, 3, 4, 6) and weights (2, 3, 4, 5), got {tuple(_out.shape)} and "
     f"{tuple(_weights.shape)}")
 assert torch.allclose(_weights.sum(-1), torch.ones(2, 3, 4)), "each row of weights must sum to 1"
+
+# %% nbgrader={"grade": true, "grade_id": "test-sdpa-mask", "locked": true, "points": 2, "schema_version": 3, "solution": false}
 ### BEGIN HIDDEN TESTS
 from _autograder_probe import report
 
-report("test-sdpa")
+report("test-sdpa-mask")
 ### END HIDDEN TESTS
-
-# %% nbgrader={"grade": true, "grade_id": "test-sdpa-mask", "locked": true, "points": 2, "schema_version": 3, "solution": false}
 _out, _weights = scaled_dot_product_attention(example_Q, example_K, example_V,
                                               torch.tensor([[True, False, True]]))
 assert_close(_weights, torch.tensor([[0.7311, 0.0, 0.2689]]), "weights with key 2 masked")
@@ -264,13 +269,13 @@ _out, _weights = scaled_dot_product_attention(torch.randn(2, 3, 4), torch.randn(
                                               torch.randn(2, 5, 2), _mask)
 assert _weights.shape == (2, 3, 5) and _weights[0, :, 3:].eq(0).all() and _weights[1, :, 1:].eq(0).all()
 assert torch.allclose(_weights.sum(-1), torch.ones(2, 3)), "the unmasked weights must sum to 1"
+
+# %% nbgrader={"grade": true, "grade_id": "test-sdpa-fully-masked", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 ### BEGIN HIDDEN TESTS
 from _autograder_probe import report
 
-report("test-sdpa-mask")
+report("test-sdpa-fully-masked")
 ### END HIDDEN TESTS
-
-# %% nbgrader={"grade": true, "grade_id": "test-sdpa-fully-masked", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 _out, _weights = scaled_dot_product_attention(example_Q, example_K, example_V,
                                               torch.tensor([[False, False, False]]))
 assert not torch.isnan(_weights).any() and not torch.isnan(_out).any(), \
@@ -282,11 +287,6 @@ _out, _ = scaled_dot_product_attention(_Q, example_K, example_V,
                                        torch.tensor([[True, True, False], [False, False, False]]))
 _out.sum().backward()
 assert not torch.isnan(_Q.grad).any(), "the gradients must not be NaN either"
-### BEGIN HIDDEN TESTS
-from _autograder_probe import report
-
-report("test-sdpa-fully-masked")
-### END HIDDEN TESTS
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "part2", "locked": true, "schema_version": 3, "solution": false}
 # ## Part 2 · Causal and padding masks (2 points)
@@ -337,6 +337,11 @@ def padding_mask(lengths: torch.Tensor, S: int) -> torch.Tensor:
 
 
 # %% nbgrader={"grade": true, "grade_id": "test-causal-mask", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+### BEGIN HIDDEN TESTS
+from _autograder_probe import report
+
+report("test-causal-mask")
+### END HIDDEN TESTS
 _expected = torch.tensor([[True, False, False, False],
                           [True, True, False, False],
                           [True, True, True, False],
@@ -344,23 +349,18 @@ _expected = torch.tensor([[True, False, False, False],
 assert causal_mask(4).dtype == torch.bool, f"expected a bool mask, got {causal_mask(4).dtype}"
 assert torch.equal(causal_mask(4), _expected), f"causal_mask(4) should be\n{_expected}"
 assert torch.equal(causal_mask(1), torch.tensor([[True]]))
-### BEGIN HIDDEN TESTS
-from _autograder_probe import report
-
-report("test-causal-mask")
-### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "test-padding-mask", "locked": true, "points": 1, "schema_version": 3, "solution": false}
-_expected = torch.tensor([[True, True, True, False], [True, False, False, False]])
-_mask = padding_mask(torch.tensor([3, 1]), 4)
-assert _mask.dtype == torch.bool, f"expected a bool mask, got {_mask.dtype}"
-assert torch.equal(_mask, _expected), f"padding_mask([3, 1], 4) should be\n{_expected}"
-assert padding_mask(torch.tensor([2, 2, 2]), 2).all(), "no padding: every position is real"
 ### BEGIN HIDDEN TESTS
 from _autograder_probe import report
 
 report("test-padding-mask")
 ### END HIDDEN TESTS
+_expected = torch.tensor([[True, True, True, False], [True, False, False, False]])
+_mask = padding_mask(torch.tensor([3, 1]), 4)
+assert _mask.dtype == torch.bool, f"expected a bool mask, got {_mask.dtype}"
+assert torch.equal(_mask, _expected), f"padding_mask([3, 1], 4) should be\n{_expected}"
+assert padding_mask(torch.tensor([2, 2, 2]), 2).all(), "no padding: every position is real"
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "part3", "locked": true, "schema_version": 3, "solution": false}
 # ## Part 3 · Multi-head attention (9 points)
@@ -462,6 +462,11 @@ class MultiHeadAttention(nn.Module):
 
 
 # %% nbgrader={"grade": true, "grade_id": "test-mha-init", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+### BEGIN HIDDEN TESTS
+from _autograder_probe import report
+
+report("test-mha-init")
+### END HIDDEN TESTS
 _mha = MultiHeadAttention(12, 3)
 assert (_mha.num_heads, _mha.head_dim) == (3, 4), "12 features in 3 heads: head_dim 4"
 for _name in ("q_proj", "k_proj", "v_proj", "out_proj"):
@@ -477,13 +482,13 @@ except ValueError:
     pass
 else:
     raise AssertionError("MultiHeadAttention(10, 3) must raise ValueError: 3 does not divide 10")
+
+# %% nbgrader={"grade": true, "grade_id": "test-mha-forward", "locked": true, "points": 2, "schema_version": 3, "solution": false}
 ### BEGIN HIDDEN TESTS
 from _autograder_probe import report
 
-report("test-mha-init")
+report("test-mha-forward")
 ### END HIDDEN TESTS
-
-# %% nbgrader={"grade": true, "grade_id": "test-mha-forward", "locked": true, "points": 2, "schema_version": 3, "solution": false}
 torch.manual_seed(1)
 _mha = MultiHeadAttention(12, 3).eval()
 _x, _y = torch.randn(2, 4, 12), torch.randn(2, 6, 12)       # 4 queries, 6 keys
@@ -499,13 +504,13 @@ if attention_is_right():
         _torch_out, _torch_weights = torch_twin(_mha)(_x, _y, _y, average_attn_weights=False)
     assert_close(_weights, _torch_weights, "weights vs nn.MultiheadAttention")
     assert_close(_out, _torch_out, "output vs nn.MultiheadAttention")
+
+# %% nbgrader={"grade": true, "grade_id": "test-mha-masks", "locked": true, "points": 2, "schema_version": 3, "solution": false}
 ### BEGIN HIDDEN TESTS
 from _autograder_probe import report
 
-report("test-mha-forward")
+report("test-mha-masks")
 ### END HIDDEN TESTS
-
-# %% nbgrader={"grade": true, "grade_id": "test-mha-masks", "locked": true, "points": 2, "schema_version": 3, "solution": false}
 torch.manual_seed(2)
 _mha = MultiHeadAttention(8, 2).eval()
 _x = torch.randn(3, 4, 8)
@@ -534,11 +539,6 @@ if attention_is_right():
             _x, _x, _x, key_padding_mask=~_padding[:, 0], average_attn_weights=False)
     assert_close(_weights, _torch_weights, "padded weights vs nn.MultiheadAttention(key_padding_mask)")
     assert_close(_out, _torch_out, "padded output vs nn.MultiheadAttention(key_padding_mask)")
-### BEGIN HIDDEN TESTS
-from _autograder_probe import report
-
-report("test-mha-masks")
-### END HIDDEN TESTS
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "heads-example", "locked": true, "schema_version": 3, "solution": false}
 # The next test looks inside the heads. With `d_model = 4`, two heads of size 2 and every
@@ -548,6 +548,11 @@ report("test-mha-masks")
 # else.
 
 # %% nbgrader={"grade": true, "grade_id": "test-mha-heads", "locked": true, "points": 2, "schema_version": 3, "solution": false}
+### BEGIN HIDDEN TESTS
+from _autograder_probe import report
+
+report("test-mha-heads")
+### END HIDDEN TESTS
 _mha = MultiHeadAttention(4, 2, bias=False)
 with torch.no_grad():
     for _layer in (_mha.q_proj, _mha.k_proj, _mha.v_proj, _mha.out_proj):
@@ -567,13 +572,13 @@ if attention_is_right():
     _out_without_1, _ = _mha(_x, _x, _x)
     assert_close(_out_without_1[0, :, 0:2], _out[0, :, 0:2], "head 0's part with head 1 removed")
     assert_close(_out_without_1[0, :, 2:4], torch.zeros(3, 2), "head 1's part once removed")
+
+# %% nbgrader={"grade": true, "grade_id": "test-mha-end-to-end", "locked": true, "points": 2, "schema_version": 3, "solution": false}
 ### BEGIN HIDDEN TESTS
 from _autograder_probe import report
 
-report("test-mha-heads")
+report("test-mha-end-to-end")
 ### END HIDDEN TESTS
-
-# %% nbgrader={"grade": true, "grade_id": "test-mha-end-to-end", "locked": true, "points": 2, "schema_version": 3, "solution": false}
 torch.manual_seed(3)
 _mha = MultiHeadAttention(8, 4).eval()
 _x = torch.randn(2, 3, 8, requires_grad=True)
@@ -590,11 +595,6 @@ for _name, _parameter in _mha.named_parameters():
     assert _parameter.grad is not None, f"no gradient reaches {_name}"
 _out64, _ = _mha.double()(_x.double(), _x.double(), _x.double())
 assert _out64.dtype == torch.float64, "float64 in, float64 out"
-### BEGIN HIDDEN TESTS
-from _autograder_probe import report
-
-report("test-mha-end-to-end")
-### END HIDDEN TESTS
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "part4", "locked": true, "schema_version": 3, "solution": false}
 # ## Part 4 · Sinusoidal positional encoding (2 points)
@@ -644,6 +644,11 @@ def sinusoidal_positional_encoding(max_len: int, d_model: int) -> torch.Tensor:
 
 
 # %% nbgrader={"grade": true, "grade_id": "test-positional-encoding", "locked": true, "points": 2, "schema_version": 3, "solution": false}
+### BEGIN HIDDEN TESTS
+from _autograder_probe import report
+
+report("test-positional-encoding")
+### END HIDDEN TESTS
 _pe = sinusoidal_positional_encoding(2, 4)
 assert_close(_pe, torch.tensor([[0.0, 1.0, 0.0, 1.0],
                                 [0.8415, 0.5403, 0.0100, 1.0000]]), "PE for max_len=2, d_model=4")
@@ -651,11 +656,6 @@ _pe = sinusoidal_positional_encoding(50, 16)
 assert _pe.shape == (50, 16) and _pe.dtype == torch.float32, "expected float32 (50, 16)"
 assert_close(_pe[:, 0], torch.sin(torch.arange(50.0)), "column 0 is sin(p)")
 assert_close(_pe[:, 1], torch.cos(torch.arange(50.0)), "column 1 is cos(p)")
-### BEGIN HIDDEN TESTS
-from _autograder_probe import report
-
-report("test-positional-encoding")
-### END HIDDEN TESTS
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "real-model", "locked": true, "schema_version": 3, "solution": false}
 # ## Your module inside a real model (not graded)

@@ -166,6 +166,11 @@ class Encoder(nn.Module):
 
 
 # %% nbgrader={"grade": true, "grade_id": "test-encoder-full-length", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+### BEGIN HIDDEN TESTS
+from _autograder_probe import report
+
+report("test-encoder-full-length")
+### END HIDDEN TESTS
 _encoder = Encoder(vocab_size=12, emb_dim=4, hidden_dim=5)
 _src = torch.tensor([[3, 4, 5, 6], [7, 8, 9, 10]])
 _outputs, _final = _encoder(_src, torch.tensor([4, 4]))
@@ -174,13 +179,13 @@ assert _final.shape == (2, 10), f"final should be (B, 2H) = (2, 10), got {tuple(
 # With no padding, final = [forward output at the last position; backward output at the first].
 assert_close(_final[:, :5], _outputs[:, -1, :5])
 assert_close(_final[:, 5:], _outputs[:, 0, 5:])
+
+# %% nbgrader={"grade": true, "grade_id": "test-encoder-padding", "locked": true, "points": 2, "schema_version": 3, "solution": false}
 ### BEGIN HIDDEN TESTS
 from _autograder_probe import report
 
-report("test-encoder-full-length")
+report("test-encoder-padding")
 ### END HIDDEN TESTS
-
-# %% nbgrader={"grade": true, "grade_id": "test-encoder-padding", "locked": true, "points": 2, "schema_version": 3, "solution": false}
 _src = torch.tensor([[3, 4, 5, 6], [7, 8, 0, 0]])          # the second row has length 2
 _outputs, _final = _encoder(_src, torch.tensor([4, 2]))
 assert _outputs.shape == (2, 4, 10), "outputs keep the padded length S"
@@ -190,11 +195,6 @@ assert_close(_outputs[1, :2], _alone_outputs[0],
              msg="a padded row must give the same states as the sequence run alone")
 assert_close(_final[1], _alone_final[0],
              msg="a padded row must give the same final state as the sequence run alone")
-### BEGIN HIDDEN TESTS
-from _autograder_probe import report
-
-report("test-encoder-padding")
-### END HIDDEN TESTS
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "part2", "locked": true, "schema_version": 3, "solution": false}
 # ## Part 2 · Additive attention (3 points)
@@ -251,6 +251,11 @@ class BahdanauAttention(nn.Module):
 
 
 # %% nbgrader={"grade": true, "grade_id": "test-attention", "locked": true, "points": 2, "schema_version": 3, "solution": false}
+### BEGIN HIDDEN TESTS
+from _autograder_probe import report
+
+report("test-attention")
+### END HIDDEN TESTS
 _attention = BahdanauAttention(query_dim=2, key_dim=3, hidden_dim=1)
 with torch.no_grad():                   # score_j = tanh(first entry of key j)
     _attention.W_q.weight.zero_()
@@ -262,13 +267,13 @@ _expected = torch.softmax(torch.tanh(torch.tensor([[1.0, 0.0, -1.0]])), dim=-1)
 assert _weights.shape == (1, 3) and _context.shape == (1, 3)
 assert_close(_weights, _expected)
 assert_close(_context, _expected @ _keys[0])
+
+# %% nbgrader={"grade": true, "grade_id": "test-attention-mask", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 ### BEGIN HIDDEN TESTS
 from _autograder_probe import report
 
-report("test-attention")
+report("test-attention-mask")
 ### END HIDDEN TESTS
-
-# %% nbgrader={"grade": true, "grade_id": "test-attention-mask", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 _mask = torch.tensor([[True, True, False]])
 _context, _weights = _attention(torch.tensor([[7.0, -7.0]]), _keys, _mask)
 assert _weights[0, 2] == 0, "a masked key must get weight exactly 0"
@@ -277,11 +282,6 @@ _context, _weights = _attention(torch.zeros(1, 2), _keys, torch.zeros(1, 3, dtyp
 assert not _weights.isnan().any(), "a row with nothing to attend must not give NaN"
 assert _weights.eq(0).all() and _context.eq(0).all(), \
     "a row with nothing to attend gets zero weights and a zero context"
-### BEGIN HIDDEN TESTS
-from _autograder_probe import report
-
-report("test-attention-mask")
-### END HIDDEN TESTS
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "part3", "locked": true, "schema_version": 3, "solution": false}
 # ## Part 3 · The decoder (3 points)
@@ -354,6 +354,11 @@ class Decoder(nn.Module):
 
 
 # %% nbgrader={"grade": true, "grade_id": "test-decoder-step", "locked": true, "points": 2, "schema_version": 3, "solution": false}
+### BEGIN HIDDEN TESTS
+from _autograder_probe import report
+
+report("test-decoder-step")
+### END HIDDEN TESTS
 _decoder = Decoder(vocab_size=9, emb_dim=3, enc_dim=4, hidden_dim=5, attn_dim=2)
 _enc_outputs, _mask = torch.randn(2, 6, 4), torch.ones(2, 6, dtype=torch.bool)
 _s_prev = torch.randn(2, 5)
@@ -373,13 +378,13 @@ _queries, _decoder.attention = [], _RecordingAttention()
 _decoder.step(torch.tensor([1, 4]), _s_prev, _enc_outputs, _mask)
 assert len(_queries) == 1, "step must call self.attention once"
 assert_close(_queries[0], _s_prev, msg="the attention's query must be the previous state s_prev")
+
+# %% nbgrader={"grade": true, "grade_id": "test-decoder-forward", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 ### BEGIN HIDDEN TESTS
 from _autograder_probe import report
 
-report("test-decoder-step")
+report("test-decoder-forward")
 ### END HIDDEN TESTS
-
-# %% nbgrader={"grade": true, "grade_id": "test-decoder-forward", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 _decoder = Decoder(vocab_size=9, emb_dim=3, enc_dim=4, hidden_dim=5, attn_dim=2)
 _tgt_in = torch.tensor([[1, 5, 6], [1, 7, 0]])
 _logits, _weights = _decoder(_tgt_in, torch.zeros(2, 5), _enc_outputs, _mask)
@@ -387,11 +392,6 @@ assert _logits.shape == (2, 3, 9), f"logits should be (B, T, V) = (2, 3, 9), got
 assert _weights.shape == (2, 3, 6), f"weights should be (B, T, S) = (2, 3, 6), got {tuple(_weights.shape)}"
 _first, _, _ = _decoder.step(_tgt_in[:, 0], torch.zeros(2, 5), _enc_outputs, _mask)
 assert_close(_logits[:, 0], _first, msg="the first step reads tgt_in[:, 0] and s0")
-### BEGIN HIDDEN TESTS
-from _autograder_probe import report
-
-report("test-decoder-forward")
-### END HIDDEN TESTS
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "part4", "locked": true, "schema_version": 3, "solution": false}
 # ## Part 4 · The whole model, and greedy decoding (5 points)
@@ -485,29 +485,34 @@ class Seq2Seq(nn.Module):
 
 
 # %% nbgrader={"grade": true, "grade_id": "test-seq2seq-forward", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+### BEGIN HIDDEN TESTS
+from _autograder_probe import report
+
+report("test-seq2seq-forward")
+### END HIDDEN TESTS
 _model = Seq2Seq(src_vocab=12, tgt_vocab=9, emb_dim=3, enc_hidden=4, dec_hidden=5, attn_dim=2)
 _src, _lengths = torch.tensor([[3, 4, 5], [6, 0, 0]]), torch.tensor([3, 1])
 _logits, _weights = _model(_src, _lengths, torch.tensor([[1, 5], [1, 6]]))
 assert _logits.shape == (2, 2, 9) and _weights.shape == (2, 2, 3)
 assert _weights[1, :, 1:].eq(0).all(), "padded source positions get no attention"
 assert_close(_weights.sum(-1), torch.ones(2, 2))
-### BEGIN HIDDEN TESTS
-from _autograder_probe import report
-
-report("test-seq2seq-forward")
-### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "test-seq2seq-end-to-end", "locked": true, "points": 1, "schema_version": 3, "solution": false}
-_logits.sum().backward()
-for _name, _parameter in _model.named_parameters():
-    assert _parameter.grad is not None, f"no gradient reaches {_name}"
 ### BEGIN HIDDEN TESTS
 from _autograder_probe import report
 
 report("test-seq2seq-end-to-end")
 ### END HIDDEN TESTS
+_logits.sum().backward()
+for _name, _parameter in _model.named_parameters():
+    assert _parameter.grad is not None, f"no gradient reaches {_name}"
 
 # %% nbgrader={"grade": true, "grade_id": "test-greedy-decode", "locked": true, "points": 2, "schema_version": 3, "solution": false}
+### BEGIN HIDDEN TESTS
+from _autograder_probe import report
+
+report("test-greedy-decode")
+### END HIDDEN TESTS
 _tokens, _weights = _model.greedy_decode(_src, _lengths, bos_id=1, eos_id=2, max_len=6)
 assert _tokens.dtype == torch.long and _tokens.shape[0] == 2 and _tokens.shape[1] <= 6
 assert _weights.shape == (2, _tokens.shape[1], 3)
@@ -516,24 +521,19 @@ with torch.no_grad():                       # a model that always writes eos fir
 _tokens, _weights = _model.greedy_decode(_src, _lengths, bos_id=1, eos_id=2, max_len=6)
 assert _tokens.tolist() == [[2], [2]], \
     f"every row wrote eos at once: expected [[2], [2]] (no bos, one step), got {_tokens.tolist()}"
+
+# %% nbgrader={"grade": true, "grade_id": "test-greedy-end-to-end", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 ### BEGIN HIDDEN TESTS
 from _autograder_probe import report
 
-report("test-greedy-decode")
+report("test-greedy-end-to-end")
 ### END HIDDEN TESTS
-
-# %% nbgrader={"grade": true, "grade_id": "test-greedy-end-to-end", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 _model = Seq2Seq(src_vocab=12, tgt_vocab=9, emb_dim=3, enc_hidden=4, dec_hidden=5, attn_dim=2)
 _tokens, _ = _model.greedy_decode(_src, _lengths, bos_id=1, eos_id=2, max_len=4)
 _logits, _ = _model(_src, _lengths, torch.cat([torch.ones(2, 1, dtype=torch.long), _tokens[:, :-1]], 1))
 _finished = (_tokens == 2).cumsum(1) - (_tokens == 2).long() > 0   # positions after an eos
 assert_close(_logits.argmax(-1)[~_finished], _tokens[~_finished],
              msg="greedy tokens must be the argmax of the model fed its own tokens")
-### BEGIN HIDDEN TESTS
-from _autograder_probe import report
-
-report("test-greedy-end-to-end")
-### END HIDDEN TESTS
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "part5", "locked": true, "schema_version": 3, "solution": false}
 # ## Part 5 · The loss (2 points)
@@ -560,6 +560,11 @@ def sequence_loss(logits: torch.Tensor, targets: torch.Tensor, pad_id: int = 0) 
 
 
 # %% nbgrader={"grade": true, "grade_id": "test-sequence-loss", "locked": true, "points": 2, "schema_version": 3, "solution": false}
+### BEGIN HIDDEN TESTS
+from _autograder_probe import report
+
+report("test-sequence-loss")
+### END HIDDEN TESTS
 _logits, _targets = torch.randn(2, 3, 5), torch.tensor([[3, 4, 2], [4, 2, 0]])
 _loss = sequence_loss(_logits, _targets)
 assert _loss.shape == (), "the loss is a scalar"
@@ -568,11 +573,6 @@ _changed[1, 2] += 100.0                     # logits at a padded position
 assert_close(sequence_loss(_changed, _targets), _loss, msg="padded positions must not count")
 _real = _targets != 0
 assert_close(_loss, F.cross_entropy(_logits[_real], _targets[_real]))
-### BEGIN HIDDEN TESTS
-from _autograder_probe import report
-
-report("test-sequence-loss")
-### END HIDDEN TESTS
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "part6", "locked": true, "schema_version": 3, "solution": false}
 # ## Part 6 · Training (4 points)
@@ -616,6 +616,11 @@ def train_epoch(model: nn.Module, optimizer: torch.optim.Optimizer, batches, pad
 
 
 # %% nbgrader={"grade": true, "grade_id": "test-train-epoch", "locked": true, "points": 2, "schema_version": 3, "solution": false}
+### BEGIN HIDDEN TESTS
+from _autograder_probe import report
+
+report("test-train-epoch")
+### END HIDDEN TESTS
 torch.manual_seed(0)
 _model = Seq2Seq(len(src_vocab), len(tgt_vocab), emb_dim=8, enc_hidden=8, dec_hidden=8, attn_dim=8)
 _optimizer = torch.optim.Adam(_model.parameters(), lr=0.01)
@@ -627,11 +632,6 @@ assert any(not torch.equal(a, p) for a, p in zip(_before, _model.parameters(), s
     "train_epoch must update the parameters"
 _second = train_epoch(_model, _optimizer, _batches)
 assert _second < _first, f"the loss should go down on the same batches: {_first:.3f} -> {_second:.3f}"
-### BEGIN HIDDEN TESTS
-from _autograder_probe import report
-
-report("test-train-epoch")
-### END HIDDEN TESTS
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "train-intro", "locked": true, "schema_version": 3, "solution": false}
 # ### Train your translator
@@ -686,6 +686,11 @@ fig.tight_layout()
 plt.show()
 
 # %% tags=["long"] nbgrader={"grade": true, "grade_id": "test-training", "locked": true, "points": 2, "schema_version": 3, "solution": false}
+### BEGIN HIDDEN TESTS
+from _autograder_probe import report
+
+report("test-training")
+### END HIDDEN TESTS
 torch.manual_seed(0)
 _model = Seq2Seq(len(src_vocab), len(tgt_vocab), emb_dim=8, enc_hidden=8, dec_hidden=8, attn_dim=8)
 _optimizer = torch.optim.Adam(_model.parameters(), lr=0.02)
@@ -694,8 +699,3 @@ _losses = [train_epoch(_model, _optimizer, _few) for _ in range(2)]
 assert _losses[1] < 0.95 * _losses[0], f"a second epoch on the same numbers should cut the loss: {_losses}"
 # The hidden test trains a fresh Seq2Seq (your class, fixed starting weights) with your
 # train_epoch for 2 epochs on 800 numbers; the loss on held-out numbers must end up low.
-### BEGIN HIDDEN TESTS
-from _autograder_probe import report
-
-report("test-training")
-### END HIDDEN TESTS

@@ -1,0 +1,13 @@
+"""sin fills the first half of the columns and cos the second, instead of alternating.
+"""
+
+import torch
+
+
+def sinusoidal_positional_encoding(max_len, d_model):
+    position = torch.arange(max_len, dtype=torch.float64).unsqueeze(1)
+    angles = position / 10000.0 ** (torch.arange(0, d_model, 2, dtype=torch.float64) / d_model)
+    pe = torch.empty(max_len, d_model, dtype=torch.float64)
+    pe[:, :d_model // 2] = torch.sin(angles)
+    pe[:, d_model // 2:] = torch.cos(angles)
+    return pe.float()

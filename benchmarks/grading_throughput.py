@@ -1,0 +1,131 @@
+"""Grading throughput: plain ``nbgrader autograde`` against ``python -m autograder grade``.
+
+Builds one batch of synthetic submissions of ``attention-scoring`` — correct ones, wrong
+ones (catalogued mutants) and slow ones (correct, but every score function sleeps) — and
+grades identical copies of it, in the same run, with
+
+* plain nbgrader: ``nbgrader autograde`` on the course (its own runner: one notebook after
+  the other, in one process, no sandbox; the course's nbgrader settings, so the same
+  hidden tests run), and
+* this course's grader: ``python -m autograder grade --jobs N`` (a local Dask cluster,
+  every notebook in its sandbox).
+
+It prints both throughputs and their ratio, and the grader's cost per notebook against
+the time the notebook's own cells took to run.
+
+    python benchmarks/grading_throughput.py [--submissions 24] [--jobs 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import datetime
+from pathlib import Path
+
+import nbformat
+
+from autograder.catalogue import implementations
+from autograder.course import Course
+from autograder.grading import load_outcome
+from autograder.implementations import fill_release
+from autograder.release import release
+
+REPO = Path(__file__).resolve().parent.parent
+ASSIGNMENT = "attention-scoring"
+SLOW = '''
+import time
+
+
+def dot_score(query, keys):
+    time.sleep(0.3)
+    return (keys * query.unsqueeze(1)).sum(-1)
+'''
+
+
+def build_batch(root: Path, count: int) -> Course:
+    """A released course with ``count`` submissions: half correct, a third wrong, the
+    rest slow."""
+    course = Course.at(root)
+    shutil.copytree(REPO / "solutions" / ASSIGNMENT, course.source / ASSIGNMENT,
+                    ignore=shutil.ignore_patterns("*.ipynb"))
+    shutil.copy(REPO / "nbgrader_config.py", root / "nbgrader_config.py")
+    release(course, [ASSIGNMENT])
+    released = nbformat.read(course.release / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    source = nbformat.read(course.source / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    mutants = implementations(ASSIGNMENT, "mutant")
+    for i in range(count):
+        kind = ("slow" if i % 6 == 5 else "wrong" if i % 3 == 1 else "correct")
+        code = SLOW if kind == "slow" else mutants[i % len(mutants)].code if kind == "wrong" \
+            else None
+        folder = course.submitted / f"{kind}-{i:03d}" / ASSIGNMENT
+        folder.mkdir(parents=True)
+        nbformat.write(fill_release(released, source, code), folder / f"{ASSIGNMENT}.ipynb")
+    return course
+
+
+def cell_seconds(notebook: Path) -> float:
+    """Seconds the notebook's cells took to run, from nbclient's timestamps."""
+    total = 0.0
+    for cell in nbformat.read(notebook, as_version=4).cells:
+        timing = cell.get("metadata", {}).get("execution", {})
+        start, end = timing.get("iopub.execute_input"), timing.get("shell.execute_reply")
+        if start and end:
+            total += (datetime.fromisoformat(end.replace("Z", "+00:00"))
+                      - datetime.fromisoformat(start.replace("Z", "+00:00"))).total_seconds()
+    return total
+
+
+def timed(command: list[str], cwd: Path) -> float:
+    started = time.perf_counter()
+    result = subprocess.run(command, cwd=cwd, capture_output=True, text=True, check=False,
+                            env={**os.environ, "PYTHONPATH": str(REPO)})
+    if result.returncode != 0:
+        sys.exit(f"{' '.join(command[:4])} failed:\n{result.stdout[-2000:]}\n"
+                 f"{result.stderr[-2000:]}")
+    return time.perf_counter() - started
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--submissions", type=int, default=24)
+    parser.add_argument("--jobs", type=int, default=2)
+    args = parser.parse_args()
+    bindir = Path(sys.executable).parent
+    with tempfile.TemporaryDirectory(prefix="bench-grading-") as scratch:
+        plain = build_batch(Path(scratch) / "plain", args.submissions)
+        ours = build_batch(Path(scratch) / "ours", args.submissions)
+        print(f"{args.submissions} submissions of {ASSIGNMENT} (correct, wrong and slow); "
+              f"{os.cpu_count()} cores")
+        plain_seconds = timed([str(bindir / "nbgrader"), "autograde", ASSIGNMENT,
+                               "--force"], plain.root)
+        ours_seconds = timed([sys.executable, "-m", "autograder", "--root", str(ours.root),
+                              "grade", ASSIGNMENT, "--jobs", str(args.jobs)], REPO)
+
+        costs = []
+        for folder in sorted(ours.submitted.iterdir()):
+            outcome = load_outcome(ours, folder.name, ASSIGNMENT)
+            own = cell_seconds(ours.autograded / folder.name / ASSIGNMENT / f"{ASSIGNMENT}.ipynb")
+            if outcome is not None and own > 0:
+                costs.append(outcome.seconds / own)
+
+    rate = lambda seconds: 60 * args.submissions / seconds  # noqa: E731
+    print(f"plain nbgrader autograde : {plain_seconds:7.1f} s  "
+          f"{rate(plain_seconds):6.1f} submissions/min")
+    print(f"autograder grade --jobs {args.jobs}: {ours_seconds:7.1f} s  "
+          f"{rate(ours_seconds):6.1f} submissions/min")
+    print(f"ratio (plain / ours)     : {plain_seconds / ours_seconds:7.2f}x")
+    if costs:
+        print(f"per notebook, the grader's cost / the cells' own time: median "
+              f"{statistics.median(costs):.2f}x (min {min(costs):.2f}x, max {max(costs):.2f}x)")
+
+
+if __name__ == "__main__":
+    main()
