@@ -7,11 +7,12 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 JOBS   ?= 2
 
-.PHONY: help setup sandbox-tools browser-tools postgres-tools book release validate lint test test-browser bench clean
+.PHONY: help setup sandbox-tools browser-tools postgres-tools book release validate lint test test-full test-browser bench clean
 
 help:
 	@echo "make book      build the website into _build/html (executes the notebooks, cached)"
 	@echo "make test      lint, then run the whole test suite (release, grading, mutants, book)"
+	@echo "make test-full every mutant, variant and independent implementation through the pipeline"
 	@echo "make test-browser  the website in Chromium and the exercises in JupyterLab only"
 	@echo "make release   regenerate exercises/ from solutions/ (nbgrader generate_assignment)"
 	@echo "make validate  grade solution, release, every mutant and variant of every assignment"
@@ -68,7 +69,12 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 
 test: lint sandbox-tools browser-tools postgres-tools
-	$(BIN)/python -m pytest -n $(JOBS) --dist loadgroup
+	$(BIN)/python -m pytest -n $(JOBS) --dist loadgroup -m "not full"
+
+# Every catalogued and independent implementation of every assignment through the real
+# pipeline (tests marked `full`); `make test` covers them with dry runs and a sample.
+test-full: $(STAMP) sandbox-tools
+	$(BIN)/python -m pytest -n $(JOBS) --dist loadgroup -m full
 
 test-browser: $(STAMP) browser-tools
 	$(BIN)/python -m pytest -n $(JOBS) --dist loadgroup tests/test_browser.py tests/test_book.py \

@@ -103,8 +103,11 @@ def _submit(course: Course, assignment: str, student: str,
 
 
 def validate(course: Course, assignment: str, jobs: int = 2,
-             timeout: int = DEFAULT_TIMEOUT) -> Validation:
-    """Grade the solution, the release, every mutant and every variant of ``assignment``."""
+             timeout: int = DEFAULT_TIMEOUT, only: set[str] | None = None) -> Validation:
+    """Grade the solution, the release, every mutant and every variant of ``assignment``.
+
+    ``only``: names of the catalogued implementations to grade (default: all of them).
+    """
     with tempfile.TemporaryDirectory(prefix=f"validate-{assignment}-") as root:
         scratch = _scratch_course(course, assignment, Path(root))
         names = scratch.notebook_names(assignment)
@@ -124,6 +127,7 @@ def validate(course: Course, assignment: str, jobs: int = 2,
         _submit(scratch, assignment, "release", released)
         catalogue: list[Implementation] = (implementations(assignment, "mutant")
                                            + implementations(assignment, "variant"))
+        catalogue = [impl for impl in catalogue if only is None or impl.name in only]
         for impl in catalogue:
             _submit(scratch, assignment, impl.student_id, filled(impl.code))
             expectations[impl.student_id] = (

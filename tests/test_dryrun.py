@@ -8,6 +8,8 @@ each correct variant fails none. A failure here names the cell and the reason at
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from autograder.catalogue import implementations
@@ -19,6 +21,10 @@ from .conftest import REPO
 COURSE = Course.at(REPO)
 CATALOGUE = [(a, impl) for a in COURSE.assignments()
              for impl in implementations(a, "mutant") + implementations(a, "variant")]
+INDEPENDENT = [(folder.name, module)
+               for folder in sorted((Path(__file__).parent / "independent").iterdir())
+               if folder.name in COURSE.assignments()
+               for module in sorted(folder.glob("*.py"))]
 
 
 def _failing(assignment: str, code: str | None = None) -> dict[str, str]:
@@ -39,3 +45,14 @@ def test_hidden_cases_tell_mutants_from_variants(assignment, impl):
         assert failing, f"{impl.name} ({impl.description}) passes every hidden case"
     else:
         assert failing == {}, f"{impl.name} ({impl.description}) fails"
+
+
+@pytest.mark.parametrize(("assignment", "module"), INDEPENDENT,
+                         ids=[f"{a}:{m.stem}" for a, m in INDEPENDENT])
+def test_independent_implementations_pass_or_fail_as_written(assignment, module):
+    """Written from the contract alone (tests/independent/): correct_* pass, wrong_* fail."""
+    failing = _failing(assignment, module.read_text())
+    if module.stem.startswith("correct_"):
+        assert failing == {}, f"{module.stem} fails"
+    else:
+        assert failing, f"{module.stem} passes every hidden case"

@@ -7,6 +7,10 @@ functions are the reference solution's.
 
 The same batch then goes through ``report``: its diagnosis must name, for most wrong
 modules, the mistake actually made — the catalogued mutant that makes it (``ACTUAL``).
+
+``make test`` grades the foundation assignment's modules this way and every module of every
+assignment in the dry run (``tests/test_dryrun.py``); ``make test-full`` grades them all
+through the pipeline.
 """
 
 from __future__ import annotations
@@ -92,24 +96,45 @@ ACTUAL = {
 }
 
 
+FOUNDATION = "attention-scoring"     # graded through the pipeline by `make test` too
+
+
 def _student(module: Path) -> str:
     return module.stem.replace("_", "-")
 
 
-@pytest.fixture(scope="module")
-def graded(tmp_path_factory):
-    course = make_course(tmp_path_factory.mktemp("independent") / "course", ASSIGNMENTS)
+def _params(items, ids):
+    """One pytest.param per item; those of other assignments than the foundation are `full`."""
+    return [pytest.param(*item, id=name,
+                         marks=() if item[0] == FOUNDATION else pytest.mark.full)
+            for item, name in zip(items, ids, strict=True)]
+
+
+def _grade(tmp_path_factory, assignments: list[str]):
+    course = make_course(tmp_path_factory.mktemp("independent") / "course", assignments)
     for assignment, module in MODULES:
-        submit(course, _student(module), filled(course, module.read_text(), assignment),
-               assignment)
+        if assignment in assignments:
+            submit(course, _student(module), filled(course, module.read_text(), assignment),
+                   assignment)
     outcomes = {(o.assignment, o.student): o
-                for o in grade(course, ASSIGNMENTS, jobs=2, progress=False)}
+                for o in grade(course, assignments, jobs=2, progress=False)}
     return course, outcomes
 
 
 @pytest.fixture(scope="module")
-def outcomes(graded):
-    return graded[1]
+def graded_foundation(tmp_path_factory):
+    return _grade(tmp_path_factory, [FOUNDATION])
+
+
+@pytest.fixture(scope="module")
+def graded_others(tmp_path_factory):
+    return _grade(tmp_path_factory, [a for a in ASSIGNMENTS if a != FOUNDATION])
+
+
+@pytest.fixture
+def graded(request, assignment):
+    name = "graded_foundation" if assignment == FOUNDATION else "graded_others"
+    return request.getfixturevalue(name)
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
@@ -120,10 +145,10 @@ def test_there_are_independent_implementations(assignment):
     assert len([m for m in modules if m.startswith("wrong_")]) >= least_wrong
 
 
-@pytest.mark.parametrize(("assignment", "module"), MODULES,
-                         ids=[f"{a}:{m.stem}" for a, m in MODULES])
-def test_independent_implementation_gets_the_grade_it_deserves(outcomes, assignment, module):
-    outcome = outcomes[(assignment, module.stem.replace("_", "-"))]
+@pytest.mark.parametrize(("assignment", "module"),
+                         _params(MODULES, [f"{a}:{m.stem}" for a, m in MODULES]))
+def test_independent_implementation_gets_the_grade_it_deserves(graded, assignment, module):
+    outcome = graded[1][(assignment, _student(module))]
     max_score = sum(c.max_score for c in outcome.cells)
     failed = [(c.grade_id, c.message[:200]) for c in outcome.cells if c.score < c.max_score]
     if module.stem.startswith("correct_"):
@@ -132,7 +157,7 @@ def test_independent_implementation_gets_the_grade_it_deserves(outcomes, assignm
         assert outcome.score < max_score, f"{module.stem} kept full marks"
 
 
-@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+@pytest.mark.parametrize("assignment", _params([(a,) for a in ASSIGNMENTS], ASSIGNMENTS))
 def test_the_report_names_the_mistake_actually_made(graded, assignment):
     from autograder.report import load_batch
 

@@ -1,6 +1,12 @@
 """The hidden tests can fail: every catalogued mutant loses marks, every variant keeps them.
 
-This runs ``validate`` — the real release and grading pipeline — on every assignment.
+``validate`` runs the real release and grading pipeline (nbgrader in the sandbox). In
+``make test`` it grades the whole catalogue of the foundation assignment and, for the others,
+a sample chosen to cross every stage of the pipeline (a visible-test failure, a hidden-case
+failure, a forbidden call, a training run) and checks that the pipeline reaches the same
+verdict, cell by cell, as the in-process dry run (``tests/test_dryrun.py``), which covers
+the whole catalogue in seconds. ``make test-full`` (run by ``.ci/run``) grades every
+catalogued implementation of every assignment through the pipeline.
 """
 
 from __future__ import annotations
@@ -9,18 +15,27 @@ import pytest
 
 from autograder.catalogue import implementations
 from autograder.course import Course
-from autograder.validate import validate
+from autograder.dryrun import dry_run
+from autograder.validate import Validation, validate
 
 from .conftest import REPO
 
+COURSE = Course.at(REPO)
 MINIMUM = {"attention-scoring": (15, 5),    # mutants, variants the issues ask for
            "seq2seq-attention": (12, 5),
            "multihead-attention": (15, 5)}
+# Graded in full by `make test`: small notebooks, seconds each.
+WHOLE_CATALOGUE_IN_MAKE_TEST = {"attention-scoring"}
+SAMPLE = {
+    "seq2seq-attention": {"encoder_no_packing", "greedy_runs_to_max_len",
+                          "loss_averages_over_padding", "train_epoch_no_zero_grad",
+                          "sorted_batch_packing"},
+    "multihead-attention": {"heads_view_without_transpose", "calls_torch_sdpa",
+                            "mask_inverted", "pe_sin_cos_swapped", "fused_qkv"},
+}
 
 
-@pytest.mark.parametrize("assignment", Course.at(REPO).assignments())
-def test_validate_kills_every_mutant_and_passes_every_variant(assignment):
-    result = validate(Course.at(REPO), assignment, jobs=2)
+def _check_whole_catalogue(result: Validation, assignment: str) -> None:
     print(result.summary())
     by_student = {c.student: c for c in result.checks}
     assert by_student["solution"].ok, "the reference solution must earn full marks"
@@ -34,7 +49,37 @@ def test_validate_kills_every_mutant_and_passes_every_variant(assignment):
     assert len(result.variants) == len(implementations(assignment, "variant")) >= least_variants
 
 
+@pytest.mark.parametrize("assignment", sorted(WHOLE_CATALOGUE_IN_MAKE_TEST))
+def test_validate_grades_the_whole_foundation_catalogue(assignment):
+    _check_whole_catalogue(validate(COURSE, assignment, jobs=2), assignment)
+
+
+@pytest.mark.full
+@pytest.mark.parametrize("assignment", sorted(set(COURSE.assignments())
+                                              - WHOLE_CATALOGUE_IN_MAKE_TEST))
+def test_validate_kills_every_mutant_and_passes_every_variant(assignment):
+    _check_whole_catalogue(validate(COURSE, assignment, jobs=2), assignment)
+
+
+@pytest.mark.parametrize("assignment", sorted(SAMPLE))
+def test_the_pipeline_agrees_with_the_dry_run_cell_by_cell(assignment):
+    catalogue = {impl.name: impl for impl in implementations(assignment, "mutant")
+                 + implementations(assignment, "variant")}
+    assert SAMPLE[assignment] <= set(catalogue), "the sample names catalogued implementations"
+    result = validate(COURSE, assignment, jobs=2, only=SAMPLE[assignment])
+    print(result.summary())
+    assert result.ok, result.summary()
+    assert len(result.checks) == len(SAMPLE[assignment]) + 2      # with solution and release
+    for check in result.checks:
+        if check.student == "release":
+            continue
+        impl = next((i for i in catalogue.values() if i.student_id == check.student), None)
+        expected = dry_run(COURSE.source / assignment, impl.code if impl else None)
+        failing_in_dry_run = sorted(g for g, message in expected.items() if message)
+        assert sorted(check.failed_tests) == failing_in_dry_run, check.student
+
+
 def test_each_mutant_describes_its_mistake():
-    for assignment in Course.at(REPO).assignments():
+    for assignment in COURSE.assignments():
         for impl in implementations(assignment, "mutant") + implementations(assignment, "variant"):
             assert impl.description != impl.name, f"{impl.path} needs a docstring"
