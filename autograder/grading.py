@@ -256,7 +256,7 @@ def dask_client(jobs: int, scheduler: str | None = None) -> Iterator:
             yield client
         return
     with LocalCluster(n_workers=max(1, jobs), threads_per_worker=1, processes=True,
-                      dashboard_address=None, silence_logs=logging.ERROR) as cluster, \
+                      dashboard_address=":0", silence_logs=logging.ERROR) as cluster, \
             Client(cluster) as client:
         client.register_plugin(_stop_with_parent_plugin())
         yield client
