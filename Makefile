@@ -83,6 +83,7 @@ test-browser: $(STAMP) browser-tools
 bench: $(STAMP) sandbox-tools
 	$(BIN)/python benchmarks/sandbox_cost.py
 	$(BIN)/python benchmarks/mha_speed.py
+	$(BIN)/python benchmarks/grading_throughput.py --jobs $(JOBS)
 
 clean:
 	rm -rf _build submitted autograded feedback reports gradebook.db grades.csv grades.json \

@@ -1,8 +1,8 @@
 """`grade`: grade every submission on a Dask cluster and record the grades, one writer.
 
-Each submission is graded by nbgrader in a worker process of its own
-(:mod:`autograder.worker`), started on a Dask worker: by default a local cluster of
-``--jobs`` workers on this machine, or any existing cluster (``--scheduler ADDRESS``:
+Each submission is graded by nbgrader in a process of its own (:mod:`autograder.worker`,
+forked warm by :mod:`autograder.warm`), started on a Dask worker: by default a local
+cluster of ``--jobs`` workers on this machine, or any existing cluster (``--scheduler ADDRESS``:
 Kubernetes, Slurm through dask-jobqueue, …) whose workers see the course directory at the
 same path. Workers never touch the gradebook or ``autograded/``: each grades in a scratch
 folder inside the batch's folder and returns an :class:`~autograder.outcome.Outcome`.
@@ -27,7 +27,6 @@ import shutil
 import signal
 import sqlite3
 import subprocess
-import sys
 import tempfile
 import warnings
 from collections.abc import Iterator
@@ -43,11 +42,11 @@ from .course import Course
 from .nbgrader_setup import DEFAULT_TIMEOUT
 from .outcome import NOT_RUN, TIMED_OUT, CellResult, Outcome
 from .preprocessors import ExecuteSurvivingCrashes
+from .warm import GradingProcess
 from .worker import GRADED_FOLDER, expected_cells
 
 REPORT_NAME = "autograder-report.json"
 BATCH_PREFIX = ".grading-"
-PACKAGE_PARENT = Path(__file__).resolve().parent.parent
 STARTUP_ALLOWANCE = 90   # seconds a worker may spend starting nbgrader and a kernel
 
 
@@ -150,38 +149,32 @@ def run_worker(course: Course, student: str, assignment: str, snapshot: Path, ti
         shutil.rmtree(workspace)
     workspace.mkdir(parents=True)
     output = workspace / "outcome.json"
-    # The package is put on the worker's sys.path, not in PYTHONPATH, which the notebook's
-    # kernel would inherit.
-    bootstrap = (f"import sys; sys.path.insert(0, {str(PACKAGE_PARENT)!r}); "
-                 "from autograder.worker import main; main()")
-    command = [sys.executable, "-c", bootstrap, "--root", str(course.root),
-               "--assignment", assignment, "--student", student, "--gradebook", str(snapshot),
-               "--timeout", str(timeout), "--output", str(output),
-               "--workspace", str(workspace)]
+    argv = ["--root", str(course.root), "--assignment", assignment, "--student", student,
+            "--gradebook", str(snapshot), "--timeout", str(timeout), "--output", str(output),
+            "--workspace", str(workspace)]
     # Each run of the notebook may take `timeout`; a dead kernel costs a fresh run.
     wall = timeout * (ExecuteSurvivingCrashes.max_kernel_deaths.default_value + 1) \
         + STARTUP_ALLOWANCE
     # The worker's messages go to a file, not a pipe: a process the submission left behind
     # could hold a pipe open, and reading it would wait for that process.
     log = workspace / "worker.log"
-    with log.open("w") as messages:
-        process = subprocess.Popen(command, cwd=course.root, stdout=subprocess.DEVNULL,
-                                   stderr=messages, start_new_session=True)
+    process = GradingProcess(argv, course.root, log)
     _RUNNING.add(process.pid)
+    returncode = None
     try:
-        process.wait(timeout=wall)
+        returncode = process.wait(timeout=wall)
     except subprocess.TimeoutExpired:
         return _ungraded(student, assignment, cells, TIMED_OUT,
                          f"grading took longer than {wall} s and was stopped")
     finally:
-        # Nothing the submission started may outlive its grading: the worker's group, the
+        # Nothing the submission started may outlive its grading: the worker's session, the
         # sandbox's processes (named by its folder), and anything its own user still runs.
-        _kill_group(process)
+        process.kill()
         _RUNNING.discard(process.pid)
         sandbox.reap(workspace)
         sandbox.reap_user(sandbox.sandbox_uid(process.pid))
-    if process.returncode != 0 or not output.exists():
-        lines = log.read_text(errors="replace").strip().splitlines()
+    if returncode != 0 or not output.exists():
+        lines = log.read_text(errors="replace").strip().splitlines() if log.exists() else []
         last = lines[-1].split(":")[0] if lines else "no message"   # no paths, no details
         return _ungraded(student, assignment, cells, NOT_RUN,
                          f"the grader failed on this submission ({last[:80]})")
@@ -189,14 +182,6 @@ def run_worker(course: Course, student: str, assignment: str, snapshot: Path, ti
 
 
 _RUNNING: set[int] = set()     # worker processes started by this process, being waited for
-
-
-def _kill_group(process: subprocess.Popen) -> None:
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-    process.wait()
 
 
 def _ungraded(student: str, assignment: str, cells: dict, status: str, reason: str) -> Outcome:
@@ -255,7 +240,11 @@ def dask_client(jobs: int, scheduler: str | None = None) -> Iterator:
         with Client(scheduler) as client:
             yield client
         return
-    with LocalCluster(n_workers=max(1, jobs), threads_per_worker=1, processes=True,
+    import dask
+
+    # Non-daemonic workers may fork grading processes from a warm server (autograder.warm).
+    with dask.config.set({"distributed.worker.daemon": False}), \
+            LocalCluster(n_workers=max(1, jobs), threads_per_worker=1, processes=True,
                       dashboard_address=":0", silence_logs=logging.ERROR) as cluster, \
             Client(cluster) as client:
         client.register_plugin(_stop_with_parent_plugin())

@@ -8,7 +8,9 @@ grades identical copies of it, in the same run, with
   the other, in one process, no sandbox; the course's nbgrader settings, so the same
   hidden tests run), and
 * this course's grader: ``python -m autograder grade --jobs N`` (a local Dask cluster,
-  every notebook in its sandbox).
+  every notebook in its sandbox), once with grading processes started as fresh
+  interpreters (``AUTOGRADER_COLD_START=1``) and once forked warm (the default,
+  :mod:`autograder.warm`).
 
 It prints both throughputs and their ratio, and the grader's cost per notebook against
 the time the notebook's own cells took to run.
@@ -82,10 +84,10 @@ def cell_seconds(notebook: Path) -> float:
     return total
 
 
-def timed(command: list[str], cwd: Path) -> float:
+def timed(command: list[str], cwd: Path, **env: str) -> float:
     started = time.perf_counter()
     result = subprocess.run(command, cwd=cwd, capture_output=True, text=True, check=False,
-                            env={**os.environ, "PYTHONPATH": str(REPO)})
+                            env={**os.environ, "PYTHONPATH": str(REPO), **env})
     if result.returncode != 0:
         sys.exit(f"{' '.join(command[:4])} failed:\n{result.stdout[-2000:]}\n"
                  f"{result.stderr[-2000:]}")
@@ -101,11 +103,15 @@ def main() -> None:
     bindir = Path(sys.executable).parent
     with tempfile.TemporaryDirectory(prefix="bench-grading-") as scratch:
         plain = build_batch(Path(scratch) / "plain", args.submissions)
+        cold = build_batch(Path(scratch) / "cold", args.submissions)
         ours = build_batch(Path(scratch) / "ours", args.submissions)
         print(f"{args.submissions} submissions of {ASSIGNMENT} (correct, wrong and slow); "
               f"{os.cpu_count()} cores")
         plain_seconds = timed([str(bindir / "nbgrader"), "autograde", ASSIGNMENT,
                                "--force"], plain.root)
+        cold_seconds = timed([sys.executable, "-m", "autograder", "--root", str(cold.root),
+                              "grade", ASSIGNMENT, "--jobs", str(args.jobs)], REPO,
+                             AUTOGRADER_COLD_START="1")
         ours_seconds = timed([sys.executable, "-m", "autograder", "--root", str(ours.root),
                               "grade", ASSIGNMENT, "--jobs", str(args.jobs)], REPO)
 
@@ -119,9 +125,12 @@ def main() -> None:
     rate = lambda seconds: 60 * args.submissions / seconds  # noqa: E731
     print(f"plain nbgrader autograde : {plain_seconds:7.1f} s  "
           f"{rate(plain_seconds):6.1f} submissions/min")
-    print(f"autograder grade --jobs {args.jobs}: {ours_seconds:7.1f} s  "
-          f"{rate(ours_seconds):6.1f} submissions/min")
-    print(f"ratio (plain / ours)     : {plain_seconds / ours_seconds:7.2f}x")
+    print(f"autograder grade --jobs {args.jobs}, cold start: {cold_seconds:7.1f} s  "
+          f"{rate(cold_seconds):6.1f} submissions/min  "
+          f"ratio (plain / cold) {plain_seconds / cold_seconds:5.2f}x")
+    print(f"autograder grade --jobs {args.jobs}, warm      : {ours_seconds:7.1f} s  "
+          f"{rate(ours_seconds):6.1f} submissions/min  "
+          f"ratio (plain / warm) {plain_seconds / ours_seconds:5.2f}x")
     if costs:
         print(f"per notebook, the grader's cost / the cells' own time: median "
               f"{statistics.median(costs):.2f}x (min {min(costs):.2f}x, max {max(costs):.2f}x)")
