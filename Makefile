@@ -69,12 +69,12 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 
 test: lint sandbox-tools browser-tools postgres-tools
-	$(BIN)/python -m pytest -n $(JOBS) --dist loadgroup -m "not full"
+	$(BIN)/python -m pytest -n $(JOBS) --dist loadgroup -m "not full" --durations=20
 
 # Every catalogued and independent implementation of every assignment through the real
 # pipeline (tests marked `full`); `make test` covers them with dry runs and a sample.
 test-full: $(STAMP) sandbox-tools
-	$(BIN)/python -m pytest -n $(JOBS) --dist loadgroup -m full
+	$(BIN)/python -m pytest -n $(JOBS) --dist loadgroup -m full --durations=10
 
 test-browser: $(STAMP) browser-tools
 	$(BIN)/python -m pytest -n $(JOBS) --dist loadgroup tests/test_browser.py tests/test_book.py \

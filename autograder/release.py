@@ -48,10 +48,17 @@ def secret_lines(source: nbformat.NotebookNode) -> set[str]:
     return lines
 
 
+_INLINE_CODE = re.compile(r"`([^`\n]+)`")
+
+
 def public_lines(source: nbformat.NotebookNode) -> set[str]:
-    """Lines of code the source shows students: outside solution and hidden-test regions."""
-    return {code_line(line) for cell in source.cells
-            for line in _REGION.sub("", cell.source).splitlines()}
+    """Lines of code the source shows students: outside solution and hidden-test regions,
+    including the inline code of the instructions (``optimizer.zero_grad()``)."""
+    shown = {code_line(line) for cell in source.cells
+             for line in _REGION.sub("", cell.source).splitlines()}
+    shown |= {code_line(span) for cell in source.cells if cell.cell_type == "markdown"
+              for span in _INLINE_CODE.findall(cell.source)}
+    return shown
 
 
 def assignment_secrets(course: Course, assignment: str) -> set[str]:

@@ -86,8 +86,9 @@ def open_page(context, url: str):
     """Open ``url``; return the page and the list its console errors and failed loads go to."""
     page = context.new_page()
     problems: list[str] = []
-    page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}")
-            if m.type in ("error", "assert") else None)
+    page.on("console", lambda m: problems.append(
+        f"console {m.type}: {m.text} (at {m.location.get('url')}, on {page.url})")
+        if m.type in ("error", "assert") else None)
     page.on("pageerror", lambda error: problems.append(f"uncaught: {error}"))
     # (ERR_ABORTED: a request cut short because the page navigated on, e.g. its favicon.)
     page.on("requestfailed", lambda r: problems.append(f"failed: {r.url} ({r.failure})")

@@ -85,3 +85,14 @@ def test_short_common_lines_leak_only_as_part_of_a_block():
     assert find_leaks(secrets, copied) == ["loss.backward()", "optimizer.zero_grad()"]
     assert find_leaks(secrets, ["x = 1", "logits = self.out(torch.cat([s, c, e], dim=-1))"]) \
         == ["logits = self.out(torch.cat([s, c, e], dim=-1))"]
+
+
+def test_inline_code_of_the_instructions_is_public():
+    from autograder.release import public_lines
+
+    source = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_markdown_cell("1. `optimizer.zero_grad()`;\n2. then `loss.backward()`"),
+        nbformat.v4.new_code_cell("x = 1\n### BEGIN SOLUTION\ny = secret()\n### END SOLUTION")])
+    shown = public_lines(source)
+    assert {"optimizer.zero_grad()", "loss.backward()", "x = 1"} <= shown
+    assert "y = secret()" not in shown
