@@ -45,9 +45,8 @@ def _grade(course: Course, args: argparse.Namespace) -> int:
     outcomes = grade(course, args.assignments or None, jobs=args.jobs, timeout=args.timeout,
                      force=args.force, scheduler=args.scheduler)
     for o in outcomes:
-        max_score = sum(c.max_score for c in o.cells)
         note = f"  ({'; '.join(o.reasons)})" if o.reasons else ""
-        print(f"{o.student:30s} {o.assignment:25s} {o.score:6g} / {max_score:g}  "
+        print(f"{o.student:30s} {o.assignment:25s} {o.score:6g} / {o.max_score:g}  "
               f"[{o.seconds:.1f} s]{note}")
     print(f"graded {len(outcomes)} submission(s); any other was graded already, as it is "
           "(--force grades again)")

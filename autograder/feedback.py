@@ -52,14 +52,13 @@ one, in fact){% endif %}:</p><ul>{% for hint in hints %}<li>{{ hint }}</li>{% en
 
 def render_summary(outcome: Outcome, notebooks: list[str], hints: list[str] = ()) -> str:
     """The summary page of one graded submission (``hints``: what to check first)."""
-    max_score = sum(c.max_score for c in outcome.cells)
-    return _TEMPLATE.render(o=outcome, max_score=max_score, notebooks=notebooks,
+    return _TEMPLATE.render(o=outcome, max_score=outcome.max_score, notebooks=notebooks,
                             hints=list(hints))
 
 
 def _hints(course: Course, outcome: Outcome, cache: dict) -> list[str]:
     """The hints of the catalogued mistakes that best explain a failing submission."""
-    if outcome.score >= sum(c.max_score for c in outcome.cells):
+    if outcome.score >= outcome.max_score:
         return []
     if outcome.assignment not in cache:
         cache[outcome.assignment] = catalogue_mistakes(course, outcome.assignment)

@@ -41,6 +41,10 @@ class Outcome:
     def score(self) -> float:
         return sum(c.score for c in self.cells)
 
+    @property
+    def max_score(self) -> float:
+        return sum(c.max_score for c in self.cells)
+
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=2)
 

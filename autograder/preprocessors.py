@@ -306,16 +306,13 @@ class JudgeHiddenTests(ShipHiddenCases):
                     if isinstance(o.data[probe.MIME], dict)
                     and o.data[probe.MIME].get("grade_id") == grade_id]
             problems = []
-            if any(o.output_type == "error" for o in cell.outputs):
-                # The visible tests failed (their error is the verdict); the hidden cases,
-                # which ran first, still say which cases fail, for the instructor's report.
-                if len(mine) != 1:
-                    continue
+            if len(mine) == 1:
+                # Judged even when the visible tests failed (their error is the verdict
+                # then): the failing cases are listed for the instructor's report.
                 problems = list(hidden.failures(expected[grade_id], mine[0]))
                 message = hidden.summary(problems, len(expected[grade_id]))
-            elif len(mine) == 1:
-                problems = list(hidden.failures(expected[grade_id], mine[0]))
-                message = hidden.summary(problems, len(expected[grade_id]))
+            elif any(o.output_type == "error" for o in cell.outputs):
+                continue       # the cell failed before the hidden tests reported: that error stands
             elif not mine:
                 message = "the hidden tests did not report (the cell stopped before them)"
             else:

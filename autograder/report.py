@@ -37,7 +37,7 @@ class Batch:
 
     @property
     def max_score(self) -> float:
-        return max((sum(c.max_score for c in o.cells) for o in self.outcomes), default=0.0)
+        return max((o.max_score for o in self.outcomes), default=0.0)
 
     def tests(self) -> list[str]:
         order: dict[str, None] = {}
@@ -74,7 +74,7 @@ def load_batch(course: Course, assignment: str) -> Batch:
     mistakes = catalogue_mistakes(course, assignment) if outcomes else []
     diagnoses = {}
     for outcome in outcomes:
-        if outcome.score < sum(c.max_score for c in outcome.cells):
+        if outcome.score < outcome.max_score:
             diagnoses[outcome.student] = diagnose(outcome, mistakes)
     return Batch(assignment, outcomes, diagnoses)
 

@@ -35,7 +35,10 @@ class Check:
     expectation: str        # "full", "zero" or "less than full"
     description: str
     outcome: Outcome
-    max_score: float
+
+    @property
+    def max_score(self) -> float:
+        return self.outcome.max_score
 
     @property
     def ok(self) -> bool:
@@ -137,9 +140,7 @@ def validate(course: Course, assignment: str, jobs: int = 2,
         validation = Validation(assignment)
         for outcome in outcomes:
             expectation, description = expectations[outcome.student]
-            max_score = sum(c.max_score for c in outcome.cells)
-            validation.checks.append(Check(outcome.student, expectation, description, outcome,
-                                           max_score))
+            validation.checks.append(Check(outcome.student, expectation, description, outcome))
         order = list(expectations)
         validation.checks.sort(key=lambda c: order.index(c.student))
         return validation
