@@ -38,6 +38,7 @@ from sqlalchemy.exc import SAWarning
 from tqdm import tqdm
 
 from . import sandbox
+from . import zygote as zygotes
 from .course import Course
 from .nbgrader_setup import DEFAULT_TIMEOUT
 from .outcome import NOT_RUN, TIMED_OUT, CellResult, Outcome
@@ -152,6 +153,9 @@ def run_worker(course: Course, student: str, assignment: str, snapshot: Path, ti
     argv = ["--root", str(course.root), "--assignment", assignment, "--student", student,
             "--gradebook", str(snapshot), "--timeout", str(timeout), "--output", str(output),
             "--workspace", str(workspace)]
+    zygote = zygotes.for_this_thread()
+    if zygote is not None:
+        argv += ["--zygote", str(zygote.folder)]
     # Each run of the notebook may take `timeout`; a dead kernel costs a fresh run.
     wall = timeout * (ExecuteSurvivingCrashes.max_kernel_deaths.default_value + 1) \
         + STARTUP_ALLOWANCE

@@ -27,8 +27,12 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from traitlets.config import Config
+
+if TYPE_CHECKING:
+    from .zygote import Zygote
 
 KERNEL_NAME = "autograder-sandbox"
 # Where the notebook's folder appears inside the sandbox, whatever its path outside.
@@ -88,28 +92,37 @@ def _kernel_command(ipc_dir: Path, limits: Limits) -> list[str]:
             str(ipc_dir), *kernel]
 
 
-def kernel_argv(workdir: Path, ipc_dir: Path, limits: Limits) -> list[str]:
-    """The command that starts a sandboxed kernel; ``{connection_file}`` is Jupyter's."""
-    environments = sorted({str(Path(sys.prefix).resolve()), str(Path(sys.base_prefix).resolve())})
+def _namespaces() -> list[str]:
     if os.geteuid() == 0:     # no user namespace: the kernel gets its own uid instead
-        namespaces = ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
-                      "--unshare-cgroup-try"]
-    else:
-        namespaces = ["--unshare-all", "--cap-drop", "ALL"]
-    argv = ["prlimit", f"--as={limits.memory_bytes}", f"--cpu={limits.cpu_seconds}",
-            f"--fsize={limits.file_bytes}", f"--nofile={limits.open_files}", "--core=0",
-            "bwrap", "--die-with-parent", *namespaces, "--as-pid-1",
+        return ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
+                "--unshare-cgroup-try"]
+    return ["--unshare-all", "--cap-drop", "ALL"]
+
+
+def _view(tmp_bytes: int, mount_points: list[str]) -> list[str]:
+    """bubblewrap's file system: /usr and the Python environment read-only, /proc, /dev,
+    a bounded /tmp, and the parents of ``mount_points``, traversable."""
+    environments = sorted({str(Path(sys.prefix).resolve()), str(Path(sys.base_prefix).resolve())})
+    argv = ["bwrap", "--die-with-parent", *_namespaces(), "--as-pid-1",
             "--ro-bind", "/usr", "/usr", "--symlink", "usr/bin", "/bin",
             "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
             "--symlink", "usr/sbin", "/sbin", "--ro-bind", "/etc/ld.so.cache", "/etc/ld.so.cache",
-            "--proc", "/proc", "--dev", "/dev", "--size", str(limits.tmp_bytes), "--tmpfs", "/tmp"]
+            "--proc", "/proc", "--dev", "/dev", "--size", str(tmp_bytes), "--tmpfs", "/tmp"]
     # Folders bwrap creates on the way to a mount point are private to root by default:
     # make them traversable, for the unprivileged user the kernel runs as.
-    for target in [*environments, str(ipc_dir)]:
+    for target in [*environments, *mount_points]:
         for folder in reversed(Path(target).parents[:-1]):
             argv += ["--perms", "0755", "--dir", str(folder)]
     for environment in environments:
         argv += ["--ro-bind", environment, environment]
+    return argv
+
+
+def kernel_argv(workdir: Path, ipc_dir: Path, limits: Limits) -> list[str]:
+    """The command that starts a sandboxed kernel; ``{connection_file}`` is Jupyter's."""
+    argv = ["prlimit", f"--as={limits.memory_bytes}", f"--cpu={limits.cpu_seconds}",
+            f"--fsize={limits.file_bytes}", f"--nofile={limits.open_files}", "--core=0",
+            *_view(limits.tmp_bytes, [str(ipc_dir)])]
     argv += ["--bind", str(workdir), SANDBOX_FOLDER, "--bind", str(ipc_dir), str(ipc_dir),
              "--ro-bind", "{connection_file}", "{connection_file}",
              "--setenv", "HOME", "/tmp", "--setenv", "MPLCONFIGDIR", "/tmp",
@@ -119,8 +132,27 @@ def kernel_argv(workdir: Path, ipc_dir: Path, limits: Limits) -> list[str]:
     return argv
 
 
+def zygote_argv(workdir: Path, ipc_dir: Path, listener_fd: int) -> list[str]:
+    """The command that starts a kernel zygote (:mod:`autograder.zygote_server`) in a
+    sandbox like a kernel's, serving requests on the inherited socket ``listener_fd``.
+
+    Only a root grader runs one: the zygote stays root in its sandbox (it mounts, changes
+    owners and users for each kernel it forks; see the module). Limits are set per kernel.
+    """
+    from . import zygote_server
+
+    argv = _view(Limits().tmp_bytes, [])
+    argv += ["--bind", str(workdir), zygote_server.SANDBOX_FOLDER,
+             "--bind", str(ipc_dir), zygote_server.SANDBOX_SOCKETS,
+             "--setenv", "HOME", "/tmp", "--setenv", "MPLCONFIGDIR", "/tmp",
+             "--setenv", "MPLBACKEND", "Agg", "--chdir", "/",
+             str(Path(sys.prefix) / "bin" / "python"), "-c",
+             Path(zygote_server.__file__).read_text(), str(listener_fd)]
+    return argv
+
+
 def install(scratch: Path, workdir: Path, limits: Limits = Limits(),
-            ipc_dir: Path | None = None) -> tuple[Path, Config]:
+            ipc_dir: Path | None = None, zygote: Zygote | None = None) -> tuple[Path, Config]:
     """Write the sandbox kernelspec under ``scratch``.
 
     Returns the folder to put first on ``JUPYTER_PATH`` and the nbgrader settings that run
@@ -133,21 +165,30 @@ def install(scratch: Path, workdir: Path, limits: Limits = Limits(),
     the notebook's folder before the kernel starts. ``ipc_dir`` holds the kernel's sockets
     (default: inside ``scratch``); a Unix socket's path may not exceed 107 bytes, so give
     a short folder when ``scratch`` is deep.
+
+    With a ``zygote`` (:mod:`autograder.zygote`), kernels are forked warm by it instead:
+    the notebook's folder is the zygote's (``workdir`` then only names the submission, so
+    that :func:`reap` finds what it started), and so is the sockets' folder.
     """
     require_tools()
-    ipc_dir = ipc_dir or scratch / "kernel-sockets"
-    ipc_dir.mkdir(parents=True, exist_ok=True)
     spec_dir = scratch / "jupyter" / "kernels" / KERNEL_NAME
     spec_dir.mkdir(parents=True, exist_ok=True)
-    # The kernel is PID 1 of its namespace, where a signal from outside may not reach it:
-    # interrupts (at a cell's time limit) go as messages, and the kernel signals itself.
-    spec = {"argv": kernel_argv(workdir, ipc_dir, limits), "language": "python",
+    c = Config()
+    if zygote is not None:
+        ipc_dir, folder = zygote.sockets, zygote.workdir
+        argv = zygote.kernel_argv(sandbox_uid(), limits, SUBMISSION_VARIABLE, str(workdir))
+    else:
+        ipc_dir, folder = ipc_dir or scratch / "kernel-sockets", workdir
+        ipc_dir.mkdir(parents=True, exist_ok=True)
+        argv = kernel_argv(workdir, ipc_dir, limits)
+    # The kernel may be PID 1 of its namespace, where a signal from outside may not reach
+    # it: interrupts (at a cell's time limit) go as messages, and the kernel signals itself.
+    spec = {"argv": argv, "language": "python",
             "display_name": "Python 3 (autograder sandbox)", "interrupt_mode": "message"}
     (spec_dir / "kernel.json").write_text(json.dumps(spec, indent=1))
 
-    c = Config()
-    c.ShipHiddenCases.sandbox_folder = str(workdir)
-    c.JudgeHiddenTests.sandbox_folder = str(workdir)
+    c.ShipHiddenCases.sandbox_folder = str(folder)
+    c.JudgeHiddenTests.sandbox_folder = str(folder)
     c.Execute.kernel_name = KERNEL_NAME
     c.KernelManager.transport = "ipc"
     c.KernelManager.ip = str(ipc_dir / "kernel")

@@ -31,6 +31,7 @@ from .preprocessors import (
     KERNEL_STUCK,
     OUT_OF_TIME,
 )
+from .zygote import Zygote
 
 _MESSAGE_LIMIT = 500
 GRADED_FOLDER = "graded"     # in a workspace: the graded notebooks, for the writer
@@ -178,11 +179,14 @@ def _cpu(timeout: int) -> int:
 
 
 def grade_in_scratch(course: Course, assignment: str, student: str, gradebook: Path,
-                     timeout: int, workspace: Path | None = None) -> Outcome:
+                     timeout: int, workspace: Path | None = None,
+                     zygote: Zygote | None = None) -> Outcome:
     """Grade ``submitted/<student>/<assignment>`` with nbgrader in a scratch directory.
 
     The scratch directory is made inside ``workspace`` (default: the system's temporary
     folder), so that whoever gave the workspace can find whatever grading left running.
+    With a ``zygote`` (:mod:`autograder.zygote`), the notebook's kernels are forked warm by
+    it, in its sandbox, rather than started cold in a sandbox of their own.
     """
     started = time.monotonic()
     outcome = Outcome(student=student, assignment=assignment)
@@ -206,10 +210,13 @@ def grade_in_scratch(course: Course, assignment: str, student: str, gradebook: P
 
         if gradable:
             # The kernel works in a folder of its own, never in the one nbgrader writes.
+            # (with a zygote, this path only names the submission's kernels: see reap)
             workdir = Path(scratch_dir) / "sandbox" / student / assignment
+            if zygote is not None:
+                zygote.clear()
             jupyter_path, sandboxed = sandbox.install(Path(scratch_dir), workdir,
                                                       sandbox.Limits(cpu_seconds=_cpu(timeout)),
-                                                      ipc_dir=Path(sockets))
+                                                      ipc_dir=Path(sockets), zygote=zygote)
             os.environ["JUPYTER_PATH"] = os.pathsep.join(
                 [str(jupyter_path), *filter(None, [os.environ.get("JUPYTER_PATH")])])
             # The scratch course has no release or hidden tests of its own: use the course's.
@@ -221,6 +228,8 @@ def grade_in_scratch(course: Course, assignment: str, student: str, gradebook: P
             finally:      # whatever the notebook started dies before its results are read
                 sandbox.reap_user(sandbox.sandbox_uid())
                 sandbox.reap(workdir)
+                if zygote is not None:
+                    zygote.clear()
             if not result["success"]:
                 outcome.reasons.append(_nbgrader_failure(result))
         graded_dir = scratch.autograded / student / assignment
@@ -288,10 +297,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--timeout", type=int, required=True)
     parser.add_argument("--output", required=True, help="where to write the outcome (JSON)")
     parser.add_argument("--workspace", help="folder to grade in (default: a temporary one)")
+    parser.add_argument("--zygote", help="folder of the kernel zygote to fork kernels from "
+                        "(default: start each kernel cold)")
     args = parser.parse_args(argv)
     outcome = grade_in_scratch(Course.at(args.root), args.assignment, args.student,
                                Path(args.gradebook), args.timeout,
-                               Path(args.workspace) if args.workspace else None)
+                               Path(args.workspace) if args.workspace else None,
+                               Zygote(Path(args.zygote)) if args.zygote else None)
     Path(args.output).write_text(outcome.to_json())
 
 

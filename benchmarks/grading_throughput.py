@@ -8,12 +8,16 @@ grades identical copies of it, in the same run, with
   the other, in one process, no sandbox; the course's nbgrader settings, so the same
   hidden tests run), and
 * this course's grader: ``python -m autograder grade --jobs N`` (a local Dask cluster,
-  every notebook in its sandbox), once with grading processes started as fresh
-  interpreters (``AUTOGRADER_COLD_START=1``) and once forked warm (the default,
-  :mod:`autograder.warm`).
+  every notebook in its sandbox), three ways: cold (``AUTOGRADER_COLD_START=1``: every
+  grading process a fresh interpreter, every kernel a fresh sandbox that imports torch);
+  warm graders with cold kernels (``AUTOGRADER_COLD_KERNELS=1``: grading processes forked
+  from a server that imported the grader, :mod:`autograder.warm`); and warm, the default
+  (kernels forked, too, from a sandboxed zygote that imported torch, :mod:`autograder.zygote`).
 
-It prints both throughputs and their ratio, and the grader's cost per notebook against
-the time the notebook's own cells took to run.
+It prints the throughputs and their ratios to plain nbgrader, and the grader's cost per
+notebook (seconds from taking the submission to having its outcome, on one worker)
+against the tests' own compute time: the seconds the notebook's cells take to run in a
+fresh kernel (plain nbgrader's run of the same notebook, including its ``import torch``).
 
     python benchmarks/grading_throughput.py [--submissions 24] [--jobs 2]
 """
@@ -102,38 +106,36 @@ def main() -> None:
     args = parser.parse_args()
     bindir = Path(sys.executable).parent
     with tempfile.TemporaryDirectory(prefix="bench-grading-") as scratch:
-        plain = build_batch(Path(scratch) / "plain", args.submissions)
-        cold = build_batch(Path(scratch) / "cold", args.submissions)
-        ours = build_batch(Path(scratch) / "ours", args.submissions)
         print(f"{args.submissions} submissions of {ASSIGNMENT} (correct, wrong and slow); "
-              f"{os.cpu_count()} cores")
+              f"{os.cpu_count()} cores", flush=True)
+        plain = build_batch(Path(scratch) / "plain", args.submissions)
         plain_seconds = timed([str(bindir / "nbgrader"), "autograde", ASSIGNMENT,
                                "--force"], plain.root)
-        cold_seconds = timed([sys.executable, "-m", "autograder", "--root", str(cold.root),
-                              "grade", ASSIGNMENT, "--jobs", str(args.jobs)], REPO,
-                             AUTOGRADER_COLD_START="1")
-        ours_seconds = timed([sys.executable, "-m", "autograder", "--root", str(ours.root),
-                              "grade", ASSIGNMENT, "--jobs", str(args.jobs)], REPO)
+        report("plain nbgrader autograde", plain_seconds, args.submissions)
+        own = {folder.name: cell_seconds(plain.autograded / folder.name / ASSIGNMENT
+                                         / f"{ASSIGNMENT}.ipynb")
+               for folder in sorted(plain.submitted.iterdir())}
+        grade = [sys.executable, "-m", "autograder", "grade", ASSIGNMENT,
+                 "--jobs", str(args.jobs)]
+        for label, env in [("cold", {"AUTOGRADER_COLD_START": "1"}),
+                           ("warm graders, cold kernels", {"AUTOGRADER_COLD_KERNELS": "1"}),
+                           ("warm", {})]:
+            course = build_batch(Path(scratch) / label.replace(" ", "-"), args.submissions)
+            seconds = timed([*grade[:3], "--root", str(course.root), *grade[3:]], REPO, **env)
+            report(f"autograder grade --jobs {args.jobs}, {label}", seconds, args.submissions,
+                   plain_seconds)
+            costs = [outcome.seconds / own[name] for name in own
+                     if (outcome := load_outcome(course, name, ASSIGNMENT)) and own[name] > 0]
+            if costs:
+                print(f"    per notebook, cost / the tests' own compute time: median "
+                      f"{statistics.median(costs):.2f}x (min {min(costs):.2f}x, "
+                      f"max {max(costs):.2f}x)", flush=True)
 
-        costs = []
-        for folder in sorted(ours.submitted.iterdir()):
-            outcome = load_outcome(ours, folder.name, ASSIGNMENT)
-            own = cell_seconds(ours.autograded / folder.name / ASSIGNMENT / f"{ASSIGNMENT}.ipynb")
-            if outcome is not None and own > 0:
-                costs.append(outcome.seconds / own)
 
-    rate = lambda seconds: 60 * args.submissions / seconds  # noqa: E731
-    print(f"plain nbgrader autograde : {plain_seconds:7.1f} s  "
-          f"{rate(plain_seconds):6.1f} submissions/min")
-    print(f"autograder grade --jobs {args.jobs}, cold start: {cold_seconds:7.1f} s  "
-          f"{rate(cold_seconds):6.1f} submissions/min  "
-          f"ratio (plain / cold) {plain_seconds / cold_seconds:5.2f}x")
-    print(f"autograder grade --jobs {args.jobs}, warm      : {ours_seconds:7.1f} s  "
-          f"{rate(ours_seconds):6.1f} submissions/min  "
-          f"ratio (plain / warm) {plain_seconds / ours_seconds:5.2f}x")
-    if costs:
-        print(f"per notebook, the grader's cost / the cells' own time: median "
-              f"{statistics.median(costs):.2f}x (min {min(costs):.2f}x, max {max(costs):.2f}x)")
+def report(label: str, seconds: float, count: int, baseline: float | None = None) -> None:
+    ratio = f"  ratio to plain nbgrader {baseline / seconds:5.2f}x" if baseline else ""
+    print(f"{label:48} {seconds:7.1f} s  {60 * count / seconds:6.1f} submissions/min{ratio}",
+          flush=True)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,140 @@
+"""Kernel zygotes: sandboxes that stay up and fork each notebook a warm kernel.
+
+A fresh sandboxed kernel per notebook costs an interpreter, IPython and ``import torch``
+before the first cell runs: seconds of CPU, often more than the notebook's own tests. A
+zygote (:mod:`autograder.zygote_server`) pays them once, in a bubblewrap sandbox like a
+kernel's, then forks a kernel for each notebook that asks — isolated as before (its own
+user, limits, ``/tmp``, mount and IPC namespaces, no capabilities; nothing of the previous
+notebook left running or in its folder), but started in milliseconds.
+
+Each grading thread of a worker gets a zygote of its own (:func:`for_this_thread`), since a
+zygote serves one notebook at a time: its folder — ``/submission`` in the sandbox — is
+emptied and refilled for each. Zygotes need a root grader (a kernel must get a user of its
+own); otherwise, or with ``AUTOGRADER_COLD_START`` or ``AUTOGRADER_COLD_KERNELS`` set,
+every kernel starts cold (:func:`autograder.sandbox.kernel_argv`).
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import sandbox
+
+CLIENT = Path(__file__).resolve().parent / "zygote_client.py"
+
+
+@dataclass(frozen=True)
+class Zygote:
+    """A running zygote, as the grading processes that use it know it: its folder."""
+
+    folder: Path
+
+    @property
+    def control(self) -> Path:
+        """The socket it takes requests on (not in any sandbox's view)."""
+        return self.folder / "control"
+
+    @property
+    def workdir(self) -> Path:
+        """The folder its kernels see as ``/submission``."""
+        return self.folder / "submission"
+
+    @property
+    def sockets(self) -> Path:
+        """The folder of its kernels' Jupyter sockets."""
+        return self.folder / "sockets"
+
+    def kernel_argv(self, uid: int, limits: sandbox.Limits, variable: str,
+                    marker: str) -> list[str]:
+        """The kernelspec command: ask this zygote for a kernel run as ``uid`` under
+        ``limits``, with ``variable=marker`` in its environment (see :func:`sandbox.reap`)."""
+        request = {"uid": uid, "tmp_bytes": limits.tmp_bytes, "marker_variable": variable,
+                   "marker": marker,
+                   "limits": {"memory_bytes": limits.memory_bytes,
+                              "cpu_seconds": limits.cpu_seconds,
+                              "file_bytes": limits.file_bytes, "open_files": limits.open_files,
+                              "processes": limits.processes}}
+        return [sys.executable, "-I", "-S", str(CLIENT), str(self.control),
+                json.dumps(request), "{connection_file}"]
+
+    def clear(self) -> None:
+        """Empty the notebook folder (between notebooks; its kernels must be gone).
+
+        The folder itself stays: the sandbox has it mounted.
+        """
+        for path in self.workdir.iterdir():
+            if path.is_dir() and not path.is_symlink():
+                shutil.rmtree(path)
+            else:
+                path.unlink()
+
+
+class ZygoteProcess:
+    """A zygote this process started, in a sandbox of its own; stopped with :meth:`stop`."""
+
+    def __init__(self) -> None:
+        self.zygote = Zygote(Path(tempfile.mkdtemp(prefix="agz-")))
+        self.zygote.workdir.mkdir(mode=0o755)
+        self.zygote.sockets.mkdir(mode=0o755)
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        listener.bind(str(self.zygote.control))
+        listener.listen(8)
+        with (self.zygote.folder / "zygote.log").open("w") as log:
+            self.process = subprocess.Popen(
+                sandbox.zygote_argv(self.zygote.workdir, self.zygote.sockets, listener.fileno()),
+                pass_fds=[listener.fileno()], stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL, stderr=log, start_new_session=True)
+        listener.close()
+
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def stop(self) -> None:
+        if self.alive():
+            self.process.kill()
+        self.process.wait()
+        shutil.rmtree(self.zygote.folder, ignore_errors=True)
+
+
+_RUNNING: dict[int, ZygoteProcess] = {}
+_LOCK = threading.Lock()
+
+
+def available() -> bool:
+    """Whether kernels may be forked from zygotes here."""
+    return os.geteuid() == 0 and not (os.environ.get("AUTOGRADER_COLD_START")
+                                      or os.environ.get("AUTOGRADER_COLD_KERNELS"))
+
+
+def for_this_thread() -> Zygote | None:
+    """This thread's zygote, started (or restarted, if it died) on demand; ``None`` where
+    zygotes are not :func:`available`."""
+    if not available():
+        return None
+    sandbox.require_tools()
+    with _LOCK:
+        running = _RUNNING.get(threading.get_ident())
+        if running is None or not running.alive():
+            if running is not None:
+                running.stop()
+            running = _RUNNING[threading.get_ident()] = ZygoteProcess()
+    return running.zygote
+
+
+@atexit.register
+def stop_all() -> None:
+    """Stop every zygote this process started."""
+    with _LOCK:
+        for running in _RUNNING.values():
+            running.stop()
+        _RUNNING.clear()

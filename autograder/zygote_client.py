@@ -1,0 +1,35 @@
+"""The kernel command when a kernel zygote serves the sandbox (see :mod:`autograder.zygote`).
+
+Jupyter starts this as the notebook's kernel process: it asks the zygote for a kernel with
+Jupyter's connection file, hands over its standard streams, and lives exactly as long as
+that kernel — it exits with the kernel's status, and when Jupyter kills it, the zygote
+kills the kernel. Standard library only, so it starts in milliseconds (``python -I -S``).
+
+    python -I -S zygote_client.py SOCKET REQUEST_JSON CONNECTION_FILE
+"""
+
+import json
+import socket
+import sys
+
+
+def main() -> int:
+    control, request, connection_file = sys.argv[1:4]
+    request = json.loads(request)
+    with open(connection_file) as file:
+        request["connection"] = json.load(file)
+    zygote = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    zygote.connect(control)
+    socket.send_fds(zygote, [json.dumps(request).encode()], [0, 1, 2])
+    while True:
+        data = zygote.recv(1 << 16)
+        if not data:
+            print("kernel zygote: the sandbox went away", file=sys.stderr)
+            return 1
+        reply = json.loads(data)
+        if "exit" in reply:
+            return int(reply["exit"])
+
+
+if __name__ == "__main__":
+    sys.exit(main())

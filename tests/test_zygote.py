@@ -1,0 +1,164 @@
+"""Kernels forked warm by a sandboxed zygote are confined like cold ones, and one notebook's
+kernel leaves nothing — files, processes, startup scripts — for the next one to meet.
+
+The rest of the suite grades through zygotes too (they are the default for a root grader);
+these tests look at the kernels themselves, and at two notebooks graded one after the
+other by the same zygote.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import threading
+import time
+
+import nbformat
+import pytest
+from jupyter_client import KernelManager
+from jupyter_client.kernelspec import KernelSpec
+
+from autograder import sandbox, zygote
+from autograder.grading import grade
+
+from .conftest import ASSIGNMENT, filled, make_course, submit
+
+pytestmark = [
+    pytest.mark.skipif(os.geteuid() != 0, reason="zygotes serve root graders only"),
+    pytest.mark.xdist_group("zygote"),
+]
+
+INSPECT = '''
+import os, resource, signal
+status = dict(line.split(":", 1) for line in open("/proc/self/status"))
+print("uid", os.getuid(), os.geteuid(), "caps", status["CapEff"].strip(),
+      status["CapPrm"].strip(), status["CapBnd"].strip(), "nnp", status["NoNewPrivs"].strip())
+print("limits", resource.getrlimit(resource.RLIMIT_AS)[0],
+      resource.getrlimit(resource.RLIMIT_NPROC)[0])
+print("cwd", os.getcwd(), "marker", os.environ.get("AUTOGRADER_SUBMISSION"))
+print("tmp", sorted(os.listdir("/tmp")), "submission", sorted(os.listdir("/submission")))
+print("root", sorted(os.listdir("/")))
+try:
+    os.kill(1, signal.SIGKILL)
+    print("kill zygote: sent")
+except OSError as error:
+    print("kill zygote:", type(error).__name__)
+'''
+
+PLANT = '''
+import os, subprocess
+os.makedirs("/tmp/.ipython/profile_default/startup", exist_ok=True)
+open("/tmp/.ipython/profile_default/startup/00-planted.py", "w").write("PLANTED = True\\n")
+open("/tmp/planted", "w").write("x")
+open("/submission/planted", "w").write("x")
+subprocess.Popen(["sleep", "4343"])
+print("planted")
+'''
+
+
+def _run(km: KernelManager, code: str) -> str:
+    client = km.client()
+    client.start_channels()
+    client.wait_for_ready(timeout=60)
+    printed = []
+    client.execute_interactive(code, timeout=60, output_hook=lambda msg: printed.append(
+        msg["content"].get("text", "")) if msg["msg_type"] == "stream" else None)
+    client.stop_channels()
+    return "".join(printed)
+
+
+def _kernel(z: zygote.Zygote, limits: sandbox.Limits, marker: str) -> KernelManager:
+    km = KernelManager(transport="ipc", ip=str(z.sockets / "kernel"))
+    km._kernel_spec = KernelSpec(
+        argv=z.kernel_argv(sandbox.sandbox_uid(), limits, sandbox.SUBMISSION_VARIABLE, marker),
+        language="python", display_name="zygote", interrupt_mode="message")
+    km.start_kernel()
+    return km
+
+
+@pytest.fixture(scope="module")
+def served():
+    """Two kernels of one zygote, one after the other: the first plants, the second looks."""
+    z = zygote.for_this_thread()
+    limits = sandbox.Limits(memory_bytes=5 * 1024**3)
+    first = _kernel(z, limits, "/marker/first")
+    planted = _run(first, PLANT)
+    first.shutdown_kernel(now=True)
+    z.clear()
+    second = _kernel(z, limits, "/marker/second")
+    seen = _run(second, "print('PLANTED' in dir())\n" + INSPECT)
+    second.shutdown_kernel(now=True)
+    yield z, planted, seen
+    zygote.stop_all()
+
+
+def test_kernel_is_unprivileged_and_limited(served):
+    _, planted, seen = served
+    assert "planted" in planted
+    uid = sandbox.sandbox_uid()
+    assert f"uid {uid} {uid} caps 0000000000000000 0000000000000000 0000000000000000 nnp 1" \
+        in seen
+    assert f"limits {5 * 1024**3} 128" in seen
+    assert "cwd /submission marker /marker/second" in seen
+
+
+def test_nothing_of_the_previous_kernel_is_left(served):
+    _, _, seen = served
+    assert seen.startswith("False\n"), "an IPython startup file of the previous kernel ran"
+    assert "tmp ['.ipython', 'kernel.json'] submission []" in seen
+    left = subprocess.run(["pgrep", "-f", "sleep 4343"], capture_output=True, text=True)
+    assert left.stdout.strip() == "", "the previous kernel's background process survived"
+
+
+def test_the_kernel_cannot_see_the_grader_or_stop_the_zygote(served):
+    z, _, seen = served
+    root = seen.split("root ", 1)[1].splitlines()[0]
+    assert "agz-" not in root and "control" not in root
+    assert str(z.folder) not in seen
+    assert zygote._RUNNING[threading.get_ident()].alive(), "the kernel stopped the zygote"
+
+
+def test_a_dead_zygote_is_replaced():
+    first = zygote.for_this_thread()
+    zygote._RUNNING[threading.get_ident()].process.kill()
+    zygote._RUNNING[threading.get_ident()].process.wait()
+    second = zygote.for_this_thread()
+    assert second != first and zygote._RUNNING[threading.get_ident()].alive()
+    assert not first.folder.exists()
+    zygote.stop_all()
+    assert not second.folder.exists()
+
+
+POISON = '''
+import os, subprocess, sys
+os.makedirs("/tmp/.ipython/profile_default/startup", exist_ok=True)
+open("/tmp/.ipython/profile_default/startup/00-poison.py", "w").write(
+    "import torch\\ntorch.allclose = lambda *a, **k: True\\nprint('POISONED')\\n")
+open("/submission/torch.py", "w").write("print('POISONED')\\n")
+subprocess.Popen([sys.executable, "-c",
+                  "import time, os; time.sleep(3); open('/submission/attention.py', 'w')"
+                  ".write('POISONED')"], start_new_session=True)
+
+def dot_score(query, keys):
+    return (keys * query.unsqueeze(1)).sum(-1)
+'''
+
+
+def test_a_poisoner_graded_first_on_one_worker_changes_nothing_for_the_next(tmp_path):
+    course = make_course(tmp_path / "course")
+    submit(course, "a-poisoner", filled(course, POISON))
+    submit(course, "b-honest", filled(course))
+    outcomes = {o.student: o for o in grade(course, jobs=1, progress=False)}
+    time.sleep(4)       # long enough for the poisoner's delayed write, had it survived
+    alone = make_course(tmp_path / "alone")
+    submit(alone, "b-honest", filled(alone))
+    (by_itself,) = grade(alone, jobs=1, progress=False)
+
+    def verdicts(outcome):
+        return [(c.grade_id, c.score, c.status, c.message) for c in outcome.cells]
+
+    assert outcomes["b-honest"].score == 14
+    assert verdicts(outcomes["b-honest"]) == verdicts(by_itself)
+    graded = nbformat.read(course.autograded / "b-honest" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb",
+                           as_version=4)
+    assert "POISONED" not in nbformat.writes(graded)
