@@ -31,6 +31,7 @@ from nbgrader.utils import is_grade
 from . import hidden, probe
 from .implementations import fill_release
 from .preprocessors import DEMO_TAG, HIDDEN_REGION
+from .suite_files import HELPERS_FILE, SUITE_FILE
 
 
 def _source_notebook(source_dir: Path) -> nbformat.NotebookNode:
@@ -66,15 +67,15 @@ def failing_cases(source_dir: Path, implementation: str | None = None) -> dict[s
 
 
 def _dry_run(source_dir: Path, implementation: str | None) -> dict[str, tuple[list, int]]:
-    suite = source_dir / hidden.SUITE_FILE
+    suite = source_dir / SUITE_FILE
     expected = hidden.load(str(suite))
     notebook = answered_notebook(source_dir, implementation)
     with tempfile.TemporaryDirectory(prefix="dryrun-") as folder:
         hidden.write_cases(suite, Path(folder))
         for released in source_dir.iterdir():   # data files and modules the notebook uses
             if released.is_file() and released.suffix != ".ipynb" \
-                    and released.name not in (f"{source_dir.name}.py", hidden.SUITE_FILE,
-                                              hidden.HELPERS_FILE):
+                    and released.name not in (f"{source_dir.name}.py", SUITE_FILE,
+                                              HELPERS_FILE):
                 (Path(folder) / released.name).write_bytes(released.read_bytes())
         cases = probe_cases(Path(folder))
         with _inside(Path(folder)):

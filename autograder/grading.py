@@ -24,7 +24,6 @@ import contextlib
 import hashlib
 import os
 import shutil
-import signal
 import sqlite3
 import subprocess
 import tempfile
@@ -163,7 +162,6 @@ def run_worker(course: Course, student: str, assignment: str, snapshot: Path, ti
     # could hold a pipe open, and reading it would wait for that process.
     log = workspace / "worker.log"
     process = GradingProcess(argv, course.root, log)
-    _RUNNING.add(process.pid)
     returncode = None
     try:
         returncode = process.wait(timeout=wall)
@@ -174,7 +172,6 @@ def run_worker(course: Course, student: str, assignment: str, snapshot: Path, ti
         # Nothing the submission started may outlive its grading: the worker's session, the
         # sandbox's processes (named by its folder), and anything its own user still runs.
         process.kill()
-        _RUNNING.discard(process.pid)
         sandbox.reap(workspace)
         sandbox.reap_user(sandbox.sandbox_uid(process.pid))
     if returncode != 0 or not output.exists():
@@ -185,7 +182,6 @@ def run_worker(course: Course, student: str, assignment: str, snapshot: Path, ti
     return Outcome.from_json(output.read_text())
 
 
-_RUNNING: set[int] = set()     # worker processes started by this process, being waited for
 
 
 def _ungraded(student: str, assignment: str, cells: dict, status: str, reason: str) -> Outcome:
@@ -235,7 +231,13 @@ def load_outcome(course: Course, student: str, assignment: str) -> Outcome | Non
 @contextlib.contextmanager
 def dask_client(jobs: int, scheduler: str | None = None) -> Iterator:
     """A Dask client: to the cluster at ``scheduler``, or to a local cluster of ``jobs``
-    single-threaded worker processes that stop when this process stops."""
+    single-threaded workers in this process.
+
+    A local worker only waits: each submission is graded in a process of its own (forked
+    warm from :mod:`autograder.warm`, its kernels from :mod:`autograder.zygote`), so worker
+    processes would only add their start-up (an interpreter importing nbgrader each) to
+    every batch. Everything grading starts dies with this process (parent-death signals).
+    """
     import logging
 
     from distributed import Client, LocalCluster
@@ -244,49 +246,10 @@ def dask_client(jobs: int, scheduler: str | None = None) -> Iterator:
         with Client(scheduler) as client:
             yield client
         return
-    import dask
-
-    # Non-daemonic workers may fork grading processes from a warm server (autograder.warm).
-    with dask.config.set({"distributed.worker.daemon": False}), \
-            LocalCluster(n_workers=max(1, jobs), threads_per_worker=1, processes=True,
+    with LocalCluster(n_workers=max(1, jobs), threads_per_worker=1, processes=False,
                       dashboard_address=":0", silence_logs=logging.ERROR) as cluster, \
             Client(cluster) as client:
-        client.register_plugin(_stop_with_parent_plugin())
         yield client
-
-
-def _stop_with_parent_plugin():
-    from distributed.diagnostics.plugin import WorkerPlugin
-
-    class StopWithParent(WorkerPlugin):
-        """When the process that started this worker is gone (the grader was killed), stop
-        the grading the worker started and exit, instead of grading on."""
-
-        name = "autograder-stop-with-parent"
-
-        def setup(self, worker) -> None:
-            _watch_parent()
-
-    return StopWithParent()
-
-
-def _watch_parent() -> None:
-    """Kill this process's grading and exit as soon as its parent is gone."""
-    import threading
-    import time
-
-    parent = os.getppid()
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(0.5)
-        for pid in list(_RUNNING):
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(pid, signal.SIGKILL)
-            sandbox.reap_user(sandbox.sandbox_uid(pid))
-        os._exit(1)
-
-    threading.Thread(target=watch, daemon=True, name="stop-with-parent").start()
 
 
 def _clear_abandoned_batches(course: Course) -> None:
@@ -319,19 +282,23 @@ def grade(course: Course, assignments: list[str] | None = None, jobs: int = 1,
         scratch = Path(scratch_dir)
         (scratch / "owner.pid").write_text(str(os.getpid()))
         snapshot = snapshot_gradebook(course, scratch / "gradebook-snapshot.db")
-        with dask_client(jobs, scheduler) as client:
-            from distributed import as_completed
+        try:
+            with dask_client(jobs, scheduler) as client:
+                from distributed import as_completed
 
-            futures = {client.submit(run_worker, course, s.student, s.assignment, snapshot,
-                                     timeout, scratch, pure=False, key=f"grade-{i}"): s
-                       for i, s in enumerate(todo)}
-            for future in tqdm(as_completed(futures), total=len(futures), desc="grading",
-                               unit="submission", disable=not progress):
-                submission = futures[future]
-                outcome = future.result()
-                outcome.fingerprint = submission.fingerprint
-                workspace = scratch / f"{submission.student}--{submission.assignment}"
-                record(course, outcome, workspace / GRADED_FOLDER)
-                shutil.rmtree(workspace, ignore_errors=True)
-                outcomes.append(outcome)
+                futures = {client.submit(run_worker, course, s.student, s.assignment, snapshot,
+                                         timeout, scratch, pure=False, key=f"grade-{i}"): s
+                           for i, s in enumerate(todo)}
+                for future in tqdm(as_completed(futures), total=len(futures), desc="grading",
+                                   unit="submission", disable=not progress):
+                    submission = futures[future]
+                    outcome = future.result()
+                    outcome.fingerprint = submission.fingerprint
+                    workspace = scratch / f"{submission.student}--{submission.assignment}"
+                    record(course, outcome, workspace / GRADED_FOLDER)
+                    shutil.rmtree(workspace, ignore_errors=True)
+                    outcomes.append(outcome)
+        finally:
+            if scheduler is None:     # the local workers' zygotes: their threads are gone
+                zygotes.stop_all()
     return sorted(outcomes, key=lambda o: (o.assignment, o.student))

@@ -13,7 +13,6 @@ import nbgrader.preprocessors as nbp
 from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor
 from traitlets.config import Config
 
-from .hidden import HELPERS_FILE, SUITE_FILE
 from .preprocessors import (
     ExecuteSurvivingCrashes,
     HideHiddenTests,
@@ -23,6 +22,7 @@ from .preprocessors import (
     ShipHiddenCases,
     StderrIsNotAFailure,
 )
+from .suite_files import HELPERS_FILE, SUITE_FILE
 
 COURSE_ID = "attention-nlp"
 SOURCE_DIR = "solutions"

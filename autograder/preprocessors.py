@@ -21,7 +21,7 @@ from nbgrader.preprocessors import Execute, NbGraderPreprocessor
 from nbgrader.utils import is_grade
 from traitlets import Integer, Unicode
 
-from . import hidden, probe
+from .suite_files import SUITE_FILE
 
 HIDDEN_REGION = re.compile(r"^[ \t]*### BEGIN HIDDEN TESTS.*?^[ \t]*### END HIDDEN TESTS[^\n]*\n?",
                            re.M | re.S)
@@ -262,13 +262,15 @@ class ShipHiddenCases(NbGraderPreprocessor):
 
     def suite(self, resources: dict) -> Path | None:
         assignment = resources.get("nbgrader", {}).get("assignment", "")
-        path = Path(self.suite_root) / assignment / hidden.SUITE_FILE
+        path = Path(self.suite_root) / assignment / SUITE_FILE
         return path if self.suite_root and path.exists() else None
 
     def kernel_folder(self, resources: dict) -> Path:
         return Path(self.sandbox_folder or resources["metadata"]["path"])
 
     def preprocess(self, nb: NotebookNode, resources: dict):
+        from . import hidden
+
         folder = self.kernel_folder(resources)
         if self.sandbox_folder:
             folder.mkdir(parents=True, exist_ok=True)
@@ -290,6 +292,8 @@ class JudgeHiddenTests(ShipHiddenCases):
     """
 
     def preprocess(self, nb: NotebookNode, resources: dict):
+        from . import hidden, probe
+
         suite = self.suite(resources)
         expected = hidden.load(str(suite)) if suite is not None else {}
         for cell in nb.cells:

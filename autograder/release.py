@@ -9,7 +9,7 @@ import jupytext
 import nbformat
 
 from .course import Course
-from .hidden import SUITE_FILE
+from .suite_files import SUITE_FILE
 
 _REGION = re.compile(r"^[ \t]*### BEGIN (SOLUTION|HIDDEN TESTS)[^\n]*\n(.*?)^[ \t]*### END \1",
                      re.M | re.S)

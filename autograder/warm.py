@@ -16,6 +16,7 @@ compare the two).
 
 from __future__ import annotations
 
+import ctypes
 import multiprocessing
 import os
 import signal
@@ -24,7 +25,7 @@ import sys
 from contextlib import suppress
 from pathlib import Path
 
-PRELOAD = ["autograder.worker", "torch"]
+PRELOAD = ["autograder.worker", "autograder.hidden", "torch"]
 PACKAGE_PARENT = Path(__file__).resolve().parent.parent
 
 
@@ -40,8 +41,18 @@ def _context():
     return context
 
 
+def die_with_parent(parent: int | None = None) -> None:
+    """Be killed when ``parent`` (default: the current parent) ends — a grader killed with
+    ``kill -9`` leaves no grading running: its fork server exits, then its children die."""
+    parent = os.getppid() if parent is None else parent
+    ctypes.CDLL(None).prctl(1, signal.SIGKILL)      # PR_SET_PDEATHSIG
+    if os.getppid() != parent:                      # it ended before we asked
+        os._exit(1)
+
+
 def _child(argv: list[str], cwd: str, log: str) -> None:
     """Runs in the forked child: its own session, stderr to ``log``, then the worker."""
+    die_with_parent()
     os.setsid()
     messages = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     os.dup2(messages, 2)
@@ -68,6 +79,8 @@ class GradingProcess:
             self.pid = self._process.pid
         else:
             bootstrap = (f"import sys; sys.path.insert(0, {str(PACKAGE_PARENT)!r}); "
+                         "from autograder.warm import die_with_parent; "
+                         f"die_with_parent({os.getpid()}); "
                          "from autograder.worker import main; main()")
             with log.open("w") as messages:
                 self._popen = subprocess.Popen([sys.executable, "-c", bootstrap, *argv],

@@ -31,6 +31,7 @@ from pathlib import Path
 from . import sandbox
 
 CLIENT = Path(__file__).resolve().parent / "zygote_client.py"
+PREFIX = "agz-"      # short: the sockets' paths inside may not exceed 107 bytes
 
 
 @dataclass(frozen=True)
@@ -83,7 +84,9 @@ class ZygoteProcess:
     """A zygote this process started, in a sandbox of its own; stopped with :meth:`stop`."""
 
     def __init__(self) -> None:
-        self.zygote = Zygote(Path(tempfile.mkdtemp(prefix="agz-")))
+        _clear_abandoned()
+        self.zygote = Zygote(Path(tempfile.mkdtemp(prefix=PREFIX)))
+        (self.zygote.folder / "owner.pid").write_text(str(os.getpid()))
         self.zygote.workdir.mkdir(mode=0o755)
         self.zygote.sockets.mkdir(mode=0o755)
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -104,6 +107,18 @@ class ZygoteProcess:
             self.process.kill()
         self.process.wait()
         shutil.rmtree(self.zygote.folder, ignore_errors=True)
+
+
+def _clear_abandoned() -> None:
+    """Remove the folders of zygotes whose grader is gone (killed, so no ``atexit``)."""
+    for folder in Path(tempfile.gettempdir()).glob(f"{PREFIX}*"):
+        owner = folder / "owner.pid"
+        try:
+            abandoned = not Path(f"/proc/{int(owner.read_text())}").exists()
+        except (OSError, ValueError):      # not written yet, or not ours
+            continue
+        if abandoned:
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 _RUNNING: dict[int, ZygoteProcess] = {}

@@ -35,7 +35,8 @@ import sys
 
 SANDBOX_FOLDER = "/submission"
 SANDBOX_SOCKETS = "/kernel-sockets"     # the host's sockets folder, seen in the sandbox
-PRELOAD = ("torch", "ipykernel.kernelapp", "ipykernel.ipkernel", "IPython", "numpy")
+PRELOAD = ("torch", "numpy", "IPython", "ipykernel.kernelapp", "ipykernel.ipkernel",
+           "ipykernel.debugger", "sqlite3", "pdb")
 
 _CLONE_NEWNS = 0x00020000
 _CLONE_NEWIPC = 0x08000000

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import os
 import subprocess
+import tempfile
 import threading
 import time
+from pathlib import Path
 
 import nbformat
 import pytest
@@ -162,3 +164,16 @@ def test_a_poisoner_graded_first_on_one_worker_changes_nothing_for_the_next(tmp_
     graded = nbformat.read(course.autograded / "b-honest" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb",
                            as_version=4)
     assert "POISONED" not in nbformat.writes(graded)
+
+
+def test_the_folders_of_a_killed_graders_zygotes_are_removed():
+    finished = subprocess.run(["sh", "-c", "echo $$"], capture_output=True, text=True)
+    abandoned = Path(tempfile.mkdtemp(prefix=zygote.PREFIX))
+    (abandoned / "owner.pid").write_text(finished.stdout.strip())
+    kept = Path(tempfile.mkdtemp(prefix=zygote.PREFIX))
+    (kept / "owner.pid").write_text(str(os.getpid()))
+    zygote.for_this_thread()
+    assert not abandoned.exists() and kept.exists()
+    zygote.stop_all()
+    (kept / "owner.pid").unlink()
+    kept.rmdir()
