@@ -36,12 +36,13 @@ from nbgrader.api import Base, Gradebook, MissingEntry
 from sqlalchemy.exc import SAWarning
 from tqdm import tqdm
 
-from . import sandbox
+from . import sandbox, warm
 from . import zygote as zygotes
 from .course import Course
 from .nbgrader_setup import DEFAULT_TIMEOUT
 from .outcome import NOT_RUN, TIMED_OUT, CellResult, Outcome
 from .preprocessors import ExecuteSurvivingCrashes
+from .suite_files import SUITE_FILE
 from .warm import GradingProcess
 from .worker import GRADED_FOLDER, expected_cells
 
@@ -275,6 +276,8 @@ def grade(course: Course, assignments: list[str] | None = None, jobs: int = 1,
     if not todo:
         return []
     _clear_abandoned_batches(course)
+    warm.prepare([course.source.resolve() / a / SUITE_FILE
+                  for a in sorted({s.assignment for s in todo})])
     outcomes = []
     # The batch's scratch folder is in the course, so everything grading starts names the
     # course (see sandbox.reap), and a batch never mistakes another course's processes.

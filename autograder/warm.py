@@ -25,8 +25,18 @@ import sys
 from contextlib import suppress
 from pathlib import Path
 
-PRELOAD = ["autograder.worker", "autograder.hidden", "torch"]
+PRELOAD = ["autograder.warmup"]      # the grader, torch, and the work they do once
 PACKAGE_PARENT = Path(__file__).resolve().parent.parent
+SUITES_VARIABLE = "AUTOGRADER_WARM_SUITES"   # read by autograder.warmup
+
+
+def prepare(suites: list[Path]) -> None:
+    """Name the hidden-test suites whose references the fork server computes once.
+
+    Takes effect if the server has not started yet (it starts with the first grading
+    process of this process); any other suite is computed by each grading process.
+    """
+    os.environ[SUITES_VARIABLE] = os.pathsep.join(str(suite) for suite in suites)
 
 
 def can_fork_warm() -> bool:

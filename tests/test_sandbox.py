@@ -6,6 +6,7 @@ must not be able to do, and prints what it achieved; the tests read the graded n
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 
@@ -65,8 +66,20 @@ def _printed(course, student: str) -> str:
     return "".join(o.get("text", "") for c in notebook.cells for o in c.get("outputs", []))
 
 
-@pytest.fixture(scope="module")
-def graded(tmp_path_factory):
+@pytest.fixture(scope="module", params=["warm", "cold"], ids=["zygote-kernels", "cold-kernels"])
+def graded(request, tmp_path_factory):
+    """The batch graded with kernels forked by zygotes (the default for a root grader) and
+    with every kernel started cold in a sandbox of its own (the default otherwise)."""
+    cold = request.param == "cold"
+    if cold:
+        os.environ["AUTOGRADER_COLD_KERNELS"] = "1"
+    try:
+        yield _grade_batch(tmp_path_factory)
+    finally:
+        os.environ.pop("AUTOGRADER_COLD_KERNELS", None)
+
+
+def _grade_batch(tmp_path_factory):
     course = make_course(tmp_path_factory.mktemp("sandbox") / "course")
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
