@@ -25,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -67,6 +68,35 @@ class Zygote:
                               "processes": limits.processes}}
         return [sys.executable, "-I", "-S", str(CLIENT), str(self.control),
                 json.dumps(request), "{connection_file}"]
+
+    def works(self, timeout: float = 120.0) -> tuple[bool, str]:
+        """Whether this zygote can confine a kernel, and what the trial printed: it forks a
+        child that goes through every step of a kernel's confinement, then exits instead
+        of starting the kernel."""
+        request = json.loads(self.kernel_argv(sandbox.sandbox_uid(), sandbox.Limits(),
+                                              sandbox.SUBMISSION_VARIABLE, "check")[-2])
+        request.update(check=True, connection={"ip": "check"})
+        errors, write_end = os.pipe()
+        code = None
+        try:
+            with socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET) as zygote, \
+                    open(os.devnull, "r+b") as null:
+                zygote.settimeout(timeout)
+                zygote.connect(str(self.control))
+                socket.send_fds(zygote, [json.dumps(request).encode()],
+                                [null.fileno(), null.fileno(), write_end])
+                os.close(write_end)
+                write_end = None
+                while code is None and (reply := zygote.recv(1 << 16)):
+                    code = json.loads(reply).get("exit")
+        except (OSError, ValueError) as error:
+            return False, f"{type(error).__name__}: {error}"
+        finally:
+            if write_end is not None:
+                os.close(write_end)
+            with os.fdopen(errors, "rb") as printed:
+                said = printed.read(4096).decode(errors="replace") if code is not None else ""
+        return code == 0, said
 
     def clear(self) -> None:
         """Empty the notebook folder (between notebooks; its kernels must be gone).
@@ -123,26 +153,42 @@ def _clear_abandoned() -> None:
 
 _RUNNING: dict[int, ZygoteProcess] = {}
 _LOCK = threading.Lock()
+_BROKEN = threading.Event()     # a zygote failed its check: this process starts kernels cold
 
 
 def available() -> bool:
     """Whether kernels may be forked from zygotes here."""
-    return os.geteuid() == 0 and not (os.environ.get("AUTOGRADER_COLD_START")
+    return os.geteuid() == 0 and not (_BROKEN.is_set() or os.environ.get("AUTOGRADER_COLD_START")
                                       or os.environ.get("AUTOGRADER_COLD_KERNELS"))
 
 
 def for_this_thread() -> Zygote | None:
     """This thread's zygote, started (or restarted, if it died) on demand; ``None`` where
-    zygotes are not :func:`available`."""
+    zygotes are not :func:`available` or a new one fails its check (kernels then start
+    cold, and a warning says why)."""
     if not available():
         return None
     sandbox.require_tools()
+    thread = threading.get_ident()
     with _LOCK:
-        running = _RUNNING.get(threading.get_ident())
-        if running is None or not running.alive():
-            if running is not None:
-                running.stop()
-            running = _RUNNING[threading.get_ident()] = ZygoteProcess()
+        running = _RUNNING.pop(thread, None)
+    if running is not None and running.alive():
+        with _LOCK:
+            _RUNNING[thread] = running
+        return running.zygote
+    if running is not None:
+        running.stop()
+    running = ZygoteProcess()
+    works, said = running.zygote.works()
+    if not works:
+        log = (running.zygote.folder / "zygote.log").read_text(errors="replace")
+        running.stop()
+        _BROKEN.set()
+        warnings.warn(f"kernel zygotes cannot confine kernels here, so every kernel starts "
+                      f"cold:\n{said}{log[-2000:]}", RuntimeWarning, stacklevel=2)
+        return None
+    with _LOCK:
+        _RUNNING[thread] = running
     return running.zygote
 
 

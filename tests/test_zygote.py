@@ -177,3 +177,23 @@ def test_the_folders_of_a_killed_graders_zygotes_are_removed():
     zygote.stop_all()
     (kept / "owner.pid").unlink()
     kept.rmdir()
+
+
+def test_a_zygote_that_cannot_confine_kernels_is_not_used(monkeypatch):
+    """Without the capabilities to confine a kernel (here: all dropped), the check fails
+    and kernels start cold, with a warning that says why."""
+    make_argv = zygote.sandbox.zygote_argv
+
+    def without_capabilities(*args):
+        argv = make_argv(*args)
+        return [argv[0], "--cap-drop", "ALL", *argv[1:]]
+
+    monkeypatch.setattr(zygote.sandbox, "zygote_argv", without_capabilities)
+    zygote.stop_all()
+    try:
+        with pytest.warns(RuntimeWarning, match="cannot confine kernels(.|\n)*unshare"):
+            assert zygote.for_this_thread() is None
+        assert not zygote.available() and zygote._RUNNING == {}
+    finally:
+        zygote._BROKEN.clear()
+    assert zygote.available()
