@@ -183,8 +183,6 @@ def run_worker(course: Course, student: str, assignment: str, snapshot: Path, ti
     return Outcome.from_json(output.read_text())
 
 
-
-
 def _ungraded(student: str, assignment: str, cells: dict, status: str, reason: str) -> Outcome:
     return Outcome(student, assignment, reasons=[reason],
                    cells=[CellResult(grade_id, notebook, 0.0, float(max_score), status, reason)
