@@ -27,11 +27,13 @@ from __future__ import annotations
 import ctypes
 import json
 import os
+import re
 import resource
 import selectors
 import signal
 import socket
 import sys
+import sysconfig
 
 SANDBOX_FOLDER = "/submission"
 SANDBOX_SOCKETS = "/kernel-sockets"     # the host's sockets folder, seen in the sandbox
@@ -40,7 +42,8 @@ PRELOAD = ("torch", "numpy", "IPython", "ipykernel.kernelapp", "ipykernel.ipkern
 
 _CLONE_NEWNS = 0x00020000
 _CLONE_NEWIPC = 0x08000000
-_MS_NOSUID, _MS_NODEV, _MS_REC, _MS_PRIVATE = 0x2, 0x4, 0x4000, 0x40000
+_MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_REMOUNT, _MS_BIND = 0x1, 0x2, 0x4, 0x20, 0x1000
+_MS_REC, _MS_PRIVATE = 0x4000, 0x40000
 _PR_SET_PDEATHSIG, _PR_CAPBSET_DROP, _PR_SET_NO_NEW_PRIVS = 1, 24, 38
 _LIMITS = {"memory_bytes": resource.RLIMIT_AS, "cpu_seconds": resource.RLIMIT_CPU,
            "file_bytes": resource.RLIMIT_FSIZE, "open_files": resource.RLIMIT_NOFILE,
@@ -86,6 +89,44 @@ def _chown_tree(top: str, uid: int) -> None:
             os.lchown(os.path.join(folder, name), uid, uid)
 
 
+def _mounts_under(top: str) -> list[str]:
+    """The outermost mount points strictly below ``top`` (the Python environment lives
+    in ``/tmp`` when the repository was cloned there, say)."""
+    points = []
+    with open("/proc/self/mountinfo") as mountinfo:
+        for line in mountinfo:
+            point = re.sub(r"\\([0-7]{3})", lambda code: chr(int(code[1], 8)), line.split()[4])
+            if point.startswith(top + "/"):
+                points.append(point)
+    points.sort(key=len)
+    return [point for index, point in enumerate(points)
+            if not any(point.startswith(outer + "/") for outer in points[:index])]
+
+
+def _fresh_tmp(options: bytes) -> None:
+    """Mount a new, empty ``/tmp``, keeping what was mounted below the old one, read-only
+    (each is reached through a descriptor opened before the old ``/tmp`` was covered)."""
+    kept = {point: os.open(point, os.O_PATH | os.O_DIRECTORY) for point in _mounts_under("/tmp")}
+    _check(_libc.mount(b"tmpfs", b"/tmp", b"tmpfs", _MS_NOSUID | _MS_NODEV, options), "mount /tmp")
+    for point, descriptor in kept.items():
+        os.makedirs(point, mode=0o755)
+        for folder in _parents_below(point, "/tmp"):
+            os.chmod(folder, 0o755)
+        source = f"/proc/self/fd/{descriptor}".encode()
+        _check(_libc.mount(source, point.encode(), None, _MS_BIND | _MS_REC, None), "bind " + point)
+        _check(_libc.mount(None, point.encode(), None,
+                           _MS_BIND | _MS_REMOUNT | _MS_RDONLY | _MS_NOSUID | _MS_NODEV, None),
+               "read-only " + point)
+        os.close(descriptor)
+
+
+def _parents_below(path: str, top: str) -> list[str]:
+    parents = []
+    while (path := os.path.dirname(path)) != top:
+        parents.append(path)
+    return parents
+
+
 def become_kernel(request: dict, streams: list[int]) -> None:
     """In the forked child: confine this process, then run the kernel. Never returns."""
     uid = int(request["uid"])
@@ -99,7 +140,7 @@ def become_kernel(request: dict, streams: list[int]) -> None:
     _check(_libc.unshare(_CLONE_NEWNS | _CLONE_NEWIPC), "unshare")
     _check(_libc.mount(b"none", b"/", None, _MS_REC | _MS_PRIVATE, None), "mount --make-rprivate")
     options = f"size={int(request['tmp_bytes'])},mode=0700,uid={uid},gid={uid}".encode()
-    _check(_libc.mount(b"tmpfs", b"/tmp", b"tmpfs", _MS_NOSUID | _MS_NODEV, options), "mount /tmp")
+    _fresh_tmp(options)
     connection = dict(request["connection"])
     # The grader's sockets folder is mounted at SANDBOX_SOCKETS: same sockets, other path.
     connection["ip"] = os.path.join(SANDBOX_SOCKETS, os.path.basename(connection["ip"]))
@@ -126,6 +167,12 @@ def become_kernel(request: dict, streams: list[int]) -> None:
     if os.getuid() == 0 or os.geteuid() == 0:
         os._exit(70)
     if request.get("check"):      # the grader asks whether kernels can be confined here
+        try:                      # ... and still import what they have not imported yet
+            os.listdir(sysconfig.get_paths()["purelib"])
+        except OSError as error:
+            print(f"kernel zygote: the Python environment is out of the kernel's view: {error}",
+                  file=sys.stderr, flush=True)
+            os._exit(71)
         os._exit(0)
     os.chdir(SANDBOX_FOLDER)
     sys.argv = ["ipykernel_launcher", "-f", "/tmp/kernel.json"]

@@ -197,3 +197,38 @@ def test_a_zygote_that_cannot_confine_kernels_is_not_used(monkeypatch):
     finally:
         zygote._BROKEN.clear()
     assert zygote.available()
+
+
+def test_what_the_sandbox_mounts_below_tmp_survives_the_fresh_tmp(monkeypatch, tmp_path):
+    """A repository cloned into /tmp has its Python environment there: each kernel's new,
+    empty /tmp keeps such mounts, read-only, and nothing else of the zygote's /tmp."""
+    (tmp_path / "kept_module.py").write_text("VALUE = 42\n")
+    tmp_path.chmod(0o755)          # readable by the kernel's user, as an environment is
+    make_argv = zygote.sandbox.zygote_argv
+
+    def with_a_mount_below_tmp(*args):
+        argv = make_argv(*args)
+        at = argv.index("--chdir")
+        return [*argv[:at], "--ro-bind", str(tmp_path), "/tmp/kept/lib", *argv[at:]]
+
+    monkeypatch.setattr(zygote.sandbox, "zygote_argv", with_a_mount_below_tmp)
+    zygote.stop_all()
+    try:
+        z = zygote.for_this_thread()
+        km = _kernel(z, sandbox.Limits(), "/marker")
+        seen = _run(km, '''
+import os, sys
+sys.path.insert(0, "/tmp/kept/lib")
+import kept_module
+print("value", kept_module.VALUE, sorted(os.listdir("/tmp")))
+try:
+    open("/tmp/kept/lib/written", "w")
+except OSError as error:
+    print("write:", type(error).__name__)
+''')
+        km.shutdown_kernel(now=True)
+    finally:
+        zygote.stop_all()
+    assert "value 42 ['.ipython', 'kept', 'kernel.json']" in seen
+    assert "write: OSError" in seen or "write: PermissionError" in seen
+    assert not (tmp_path / "written").exists()
