@@ -144,7 +144,9 @@ def run_worker(course: Course, student: str, assignment: str, snapshot: Path, ti
     Runs on a Dask worker. The graded notebooks are left in the submission's workspace
     (``<scratch>/<student>--<assignment>/graded``) for the writer to record.
     """
-    cells = expected_cells(f"sqlite:///{snapshot}", assignment)
+    def cells() -> dict:     # read only when the submission cannot be graded
+        return expected_cells(f"sqlite:///{snapshot}", assignment)
+
     workspace = scratch / f"{student}--{assignment}"
     if workspace.exists():
         shutil.rmtree(workspace)
@@ -167,7 +169,7 @@ def run_worker(course: Course, student: str, assignment: str, snapshot: Path, ti
     try:
         returncode = process.wait(timeout=wall)
     except subprocess.TimeoutExpired:
-        return _ungraded(student, assignment, cells, TIMED_OUT,
+        return _ungraded(student, assignment, cells(), TIMED_OUT,
                          f"grading took longer than {wall} s and was stopped")
     finally:
         # Nothing the submission started may outlive its grading: the worker's session, the
@@ -178,7 +180,7 @@ def run_worker(course: Course, student: str, assignment: str, snapshot: Path, ti
     if returncode != 0 or not output.exists():
         lines = log.read_text(errors="replace").strip().splitlines() if log.exists() else []
         last = lines[-1].split(":")[0] if lines else "no message"   # no paths, no details
-        return _ungraded(student, assignment, cells, NOT_RUN,
+        return _ungraded(student, assignment, cells(), NOT_RUN,
                          f"the grader failed on this submission ({last[:80]})")
     return Outcome.from_json(output.read_text())
 

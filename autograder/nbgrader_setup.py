@@ -14,6 +14,7 @@ from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPrep
 from traitlets.config import Config
 
 from .preprocessors import (
+    CheckCellMetadataCompiled,
     ExecuteSurvivingCrashes,
     HideHiddenTests,
     JudgeHiddenTests,
@@ -80,7 +81,7 @@ def configure(c: Config, root: str | Path, timeout: int = DEFAULT_TIMEOUT) -> Co
         nbp.OverwriteKernelspec,
         RestoreCourseCells,
         nbp.OverwriteCells,
-        nbp.CheckCellMetadata,
+        CheckCellMetadataCompiled,
     ]
     c.RestoreCourseCells.release_root = str(root / RELEASE_DIR)
     # Hidden tests: the kernel reports values on the cases' inputs, the grader judges them
@@ -97,7 +98,7 @@ def configure(c: Config, root: str | Path, timeout: int = DEFAULT_TIMEOUT) -> Co
         StderrIsNotAFailure,
         nbp.SaveAutoGrades,
         nbp.AssignLatePenalties,
-        nbp.CheckCellMetadata,
+        CheckCellMetadataCompiled,
     ]
     # Feedback never shows hidden tests, neither their source nor their tracebacks.
     c.GenerateFeedback.preprocessors = [nbp.GetGrades, HideHiddenTests,

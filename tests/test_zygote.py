@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -56,6 +57,17 @@ open("/submission/planted", "w").write("x")
 subprocess.Popen(["sleep", "4343"])
 print("planted")
 '''
+
+
+def _environments_in_tmp() -> list[str]:
+    """What a kernel's fresh /tmp shows of the Python environment, when the repository was
+    cloned into /tmp (see zygote_server._fresh_tmp): the environment's top folder there."""
+    found = set()
+    for prefix in (sys.prefix, sys.base_prefix):
+        parts = Path(prefix).resolve().parts
+        if parts[:2] == ("/", "tmp") and len(parts) > 2:
+            found.add(parts[2])
+    return sorted(found)
 
 
 def _run(km: KernelManager, code: str) -> str:
@@ -107,7 +119,8 @@ def test_kernel_is_unprivileged_and_limited(served):
 def test_nothing_of_the_previous_kernel_is_left(served):
     _, _, seen = served
     assert seen.startswith("False\n"), "an IPython startup file of the previous kernel ran"
-    assert "tmp ['.ipython', 'kernel.json'] submission []" in seen
+    tmp = sorted([".ipython", "kernel.json", *_environments_in_tmp()])
+    assert f"tmp {tmp} submission []" in seen
     left = subprocess.run(["pgrep", "-f", "sleep 4343"], capture_output=True, text=True)
     assert left.stdout.strip() == "", "the previous kernel's background process survived"
 
@@ -229,6 +242,7 @@ except OSError as error:
         km.shutdown_kernel(now=True)
     finally:
         zygote.stop_all()
-    assert "value 42 ['.ipython', 'kept', 'kernel.json']" in seen
+    assert f"value 42 {sorted(['.ipython', 'kept', 'kernel.json', *_environments_in_tmp()])}" \
+        in seen
     assert "write: OSError" in seen or "write: PermissionError" in seen
     assert not (tmp_path / "written").exists()
