@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import math
 import os
 import shutil
 import sqlite3
@@ -95,6 +96,17 @@ def is_recorded(course: Course, submission: Submission) -> bool:
     """Whether this very submission (same files, same tests) has been graded and recorded."""
     outcome = load_outcome(course, submission.student, submission.assignment)
     return outcome is not None and outcome.fingerprint == submission.fingerprint
+
+
+def longest_first(course: Course, submissions: list[Submission]) -> list[Submission]:
+    """The batch in the order to grade it: first those never graded, then the others by
+    how long they took last time, longest first (a slow notebook started last would run
+    alone at the end while the other workers wait). Ties keep their order."""
+    def last_seconds(submission: Submission) -> float:
+        outcome = load_outcome(course, submission.student, submission.assignment)
+        return outcome.seconds if outcome is not None and outcome.seconds else math.inf
+
+    return sorted(submissions, key=last_seconds, reverse=True)
 
 
 def ensure_released(course: Course, assignments: list[str]) -> None:
@@ -272,7 +284,7 @@ def grade(course: Course, assignments: list[str] | None = None, jobs: int = 1,
     (every one with ``force``), and record the grades. Returns this run's outcomes."""
     submissions = find_submissions(course, assignments)
     ensure_released(course, sorted({s.assignment for s in submissions}))
-    todo = [s for s in submissions if force or not is_recorded(course, s)]
+    todo = longest_first(course, [s for s in submissions if force or not is_recorded(course, s)])
     if not todo:
         return []
     _clear_abandoned_batches(course)
@@ -286,6 +298,9 @@ def grade(course: Course, assignments: list[str] | None = None, jobs: int = 1,
         (scratch / "owner.pid").write_text(str(os.getpid()))
         snapshot = snapshot_gradebook(course, scratch / "gradebook-snapshot.db")
         try:
+            if scheduler is None:   # the local workers' fork server and zygotes start now
+                warm.start_server()
+                zygotes.prestart(min(jobs, len(todo)))
             with dask_client(jobs, scheduler) as client:
                 from distributed import as_completed
 

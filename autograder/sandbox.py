@@ -192,6 +192,7 @@ def install(scratch: Path, workdir: Path, limits: Limits = Limits(),
     c.Execute.kernel_name = KERNEL_NAME
     c.KernelManager.transport = "ipc"
     c.KernelManager.ip = str(ipc_dir / "kernel")
+    c.AsyncKernelManager.client_class = "autograder.kernel_client.ReadyKernelClient"
     return scratch / "jupyter", c
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ctypes
 import multiprocessing
+import multiprocessing.forkserver
 import os
 import signal
 import subprocess
@@ -37,6 +38,14 @@ def prepare(suites: list[Path]) -> None:
     process of this process); any other suite is computed by each grading process.
     """
     os.environ[SUITES_VARIABLE] = os.pathsep.join(str(suite) for suite in suites)
+
+
+def start_server() -> None:
+    """Start the fork server now rather than with the first grading process: it imports
+    and computes its preload in the background while the batch sets up."""
+    if can_fork_warm():
+        _context()
+        multiprocessing.forkserver.ensure_running()
 
 
 def can_fork_warm() -> bool:

@@ -152,6 +152,7 @@ def _clear_abandoned() -> None:
 
 
 _RUNNING: dict[int, ZygoteProcess] = {}
+_SPARE: list[ZygoteProcess] = []    # started ahead (prestart), for threads to claim
 _LOCK = threading.Lock()
 _BROKEN = threading.Event()     # a zygote failed its check: this process starts kernels cold
 
@@ -178,7 +179,10 @@ def for_this_thread() -> Zygote | None:
         return running.zygote
     if running is not None:
         running.stop()
-    running = ZygoteProcess()
+    with _LOCK:
+        running = _SPARE.pop(0) if _SPARE else None
+    if running is None or not running.alive():
+        running = ZygoteProcess()
     works, said = running.zygote.works()
     if not works:
         log = (running.zygote.folder / "zygote.log").read_text(errors="replace")
@@ -192,10 +196,22 @@ def for_this_thread() -> Zygote | None:
     return running.zygote
 
 
+def prestart(count: int) -> None:
+    """Start zygotes for ``count`` threads now, in the background (each imports torch for
+    seconds): a batch starts them while it sets up, not when its first notebooks wait."""
+    if not available():
+        return
+    sandbox.require_tools()
+    with _LOCK:
+        while len(_SPARE) < count:
+            _SPARE.append(ZygoteProcess())
+
+
 @atexit.register
 def stop_all() -> None:
     """Stop every zygote this process started."""
     with _LOCK:
-        for running in _RUNNING.values():
+        for running in [*_RUNNING.values(), *_SPARE]:
             running.stop()
         _RUNNING.clear()
+        _SPARE.clear()

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import random
 import shutil
 import statistics
 import subprocess
@@ -57,7 +58,8 @@ def dot_score(query, keys):
 
 def build_batch(root: Path, count: int) -> Course:
     """A released course with ``count`` submissions: half correct, a third wrong, the
-    rest slow."""
+    rest slow, in a class's order: the students' numbers say nothing of their kind (a
+    fixed shuffle), as alphabetical names say nothing of how fast a notebook is."""
     course = Course.at(root)
     shutil.copytree(REPO / "solutions" / ASSIGNMENT, course.source / ASSIGNMENT,
                     ignore=shutil.ignore_patterns("*.ipynb"))
@@ -66,11 +68,13 @@ def build_batch(root: Path, count: int) -> Course:
     released = nbformat.read(course.release / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
     source = nbformat.read(course.source / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
     mutants = implementations(ASSIGNMENT, "mutant")
-    for i in range(count):
+    numbers = list(range(count))
+    random.Random(0).shuffle(numbers)
+    for i, number in enumerate(numbers):
         kind = ("slow" if i % 6 == 5 else "wrong" if i % 3 == 1 else "correct")
         code = SLOW if kind == "slow" else mutants[i % len(mutants)].code if kind == "wrong" \
             else None
-        folder = course.submitted / f"{kind}-{i:03d}" / ASSIGNMENT
+        folder = course.submitted / f"student-{number:03d}" / ASSIGNMENT
         folder.mkdir(parents=True)
         nbformat.write(fill_release(released, source, code), folder / f"{ASSIGNMENT}.ipynb")
     return course

@@ -246,3 +246,21 @@ except OSError as error:
         in seen
     assert "write: OSError" in seen or "write: PermissionError" in seen
     assert not (tmp_path / "written").exists()
+
+
+def test_prestarted_zygotes_are_claimed_by_the_workers_and_stopped_with_them():
+    zygote.stop_all()
+    zygote.prestart(2)
+    spare = {running.zygote.folder for running in zygote._SPARE}
+    claimed = []
+    workers = [threading.Thread(target=lambda: claimed.append(zygote.for_this_thread()))
+               for _ in range(2)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    assert len(spare) == 2 and {z.folder for z in claimed} == spare and not zygote._SPARE
+    zygote.prestart(1)
+    left = zygote._SPARE[0].zygote.folder
+    zygote.stop_all()
+    assert not any(folder.exists() for folder in [*spare, left])

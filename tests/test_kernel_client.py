@@ -1,0 +1,66 @@
+"""The grader's kernel client is ready once the kernel answers, runs cells like
+jupyter_client's, and says so when the kernel dies before answering."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+
+import pytest
+from jupyter_client.kernelspec import KernelSpec
+from jupyter_client.manager import AsyncKernelManager
+
+from autograder import sandbox
+from autograder.kernel_client import ReadyKernelClient
+
+
+def _manager(argv: list[str]) -> AsyncKernelManager:
+    km = AsyncKernelManager(client_class="autograder.kernel_client.ReadyKernelClient")
+    km._kernel_spec = KernelSpec(argv=argv, language="python", display_name="test")
+    return km
+
+
+async def _run_one_cell() -> list[str]:
+    km = _manager([sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"])
+    await km.start_kernel()
+    client = km.client()
+    assert isinstance(client, ReadyKernelClient)
+    client.start_channels()
+    try:
+        await client.wait_for_ready(timeout=60)
+        printed = []
+        reply = await client.execute_interactive(
+            "print(6 * 7)", timeout=60,
+            output_hook=lambda msg: printed.append(msg["content"].get("text", "")))
+        assert reply["content"]["status"] == "ok"
+        return printed
+    finally:
+        client.stop_channels()
+        await km.shutdown_kernel(now=True)
+
+
+def test_ready_client_runs_a_cell():
+    assert "42\n" in asyncio.run(_run_one_cell())
+
+
+async def _wait_for_a_dying_kernel() -> None:
+    km = _manager([sys.executable, "-c", "import sys; sys.exit(3)", "{connection_file}"])
+    await km.start_kernel()
+    client = km.client()
+    client.start_channels()
+    try:
+        await client.wait_for_ready(timeout=30)
+    finally:
+        client.stop_channels()
+        await km.shutdown_kernel(now=True)
+
+
+def test_a_kernel_that_dies_first_is_reported():
+    with pytest.raises(RuntimeError, match="died before replying"):
+        asyncio.run(_wait_for_a_dying_kernel())
+
+
+def test_graded_notebooks_use_it(tmp_path):
+    _, config = sandbox.install(tmp_path, tmp_path / "work")
+    assert config.AsyncKernelManager.client_class == \
+        "autograder.kernel_client.ReadyKernelClient"
