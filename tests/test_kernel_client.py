@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from jupyter_client.kernelspec import KernelSpec
@@ -12,6 +13,13 @@ from jupyter_client.manager import AsyncKernelManager
 
 from autograder import sandbox
 from autograder.kernel_client import ReadyKernelClient
+
+
+def _run(coroutine_function):
+    """Run it on an event loop of its own, in a thread of its own: another test may have
+    left this thread's loop running."""
+    with ThreadPoolExecutor(1) as thread:
+        return thread.submit(asyncio.run, coroutine_function()).result()
 
 
 def _manager(argv: list[str]) -> AsyncKernelManager:
@@ -40,7 +48,7 @@ async def _run_one_cell() -> list[str]:
 
 
 def test_ready_client_runs_a_cell():
-    assert "42\n" in asyncio.run(_run_one_cell())
+    assert "42\n" in _run(_run_one_cell)
 
 
 async def _wait_for_a_dying_kernel() -> None:
@@ -57,7 +65,7 @@ async def _wait_for_a_dying_kernel() -> None:
 
 def test_a_kernel_that_dies_first_is_reported():
     with pytest.raises(RuntimeError, match="died before replying"):
-        asyncio.run(_wait_for_a_dying_kernel())
+        _run(_wait_for_a_dying_kernel)
 
 
 def test_graded_notebooks_use_it(tmp_path):
