@@ -92,21 +92,22 @@ def _assignment_version(course: Course, assignment: str) -> str:
     return _digest([course.source / assignment, course.release / assignment])
 
 
-def is_recorded(course: Course, submission: Submission) -> bool:
-    """Whether this very submission (same files, same tests) has been graded and recorded."""
-    outcome = load_outcome(course, submission.student, submission.assignment)
+def is_recorded(submission: Submission, outcome: Outcome | None) -> bool:
+    """Whether ``outcome``, the one recorded for the submission's student and assignment
+    (if any), is of this very submission (same files, same tests)."""
     return outcome is not None and outcome.fingerprint == submission.fingerprint
 
 
-def longest_first(course: Course, submissions: list[Submission]) -> list[Submission]:
-    """The batch in the order to grade it: first those never graded, then the others by
-    how long they took last time, longest first (a slow notebook started last would run
-    alone at the end while the other workers wait). Ties keep their order."""
-    def last_seconds(submission: Submission) -> float:
-        outcome = load_outcome(course, submission.student, submission.assignment)
+def longest_first(batch: list[tuple[Submission, Outcome | None]]) -> list[Submission]:
+    """The batch (each submission with its last recorded outcome) in the order to grade
+    it: first those never graded, then the others by how long they took last time,
+    longest first (a slow notebook started last would run alone at the end while the
+    other workers wait). Ties keep their order."""
+    def last_seconds(entry: tuple[Submission, Outcome | None]) -> float:
+        outcome = entry[1]
         return outcome.seconds if outcome is not None and outcome.seconds else math.inf
 
-    return sorted(submissions, key=last_seconds, reverse=True)
+    return [submission for submission, _ in sorted(batch, key=last_seconds, reverse=True)]
 
 
 def ensure_released(course: Course, assignments: list[str]) -> None:
@@ -284,7 +285,9 @@ def grade(course: Course, assignments: list[str] | None = None, jobs: int = 1,
     (every one with ``force``), and record the grades. Returns this run's outcomes."""
     submissions = find_submissions(course, assignments)
     ensure_released(course, sorted({s.assignment for s in submissions}))
-    todo = longest_first(course, [s for s in submissions if force or not is_recorded(course, s)])
+    batch = [(s, load_outcome(course, s.student, s.assignment)) for s in submissions]
+    todo = longest_first([(s, outcome) for s, outcome in batch
+                          if force or not is_recorded(s, outcome)])
     if not todo:
         return []
     _clear_abandoned_batches(course)

@@ -12,7 +12,6 @@ import re
 import shutil
 import time
 import traceback
-from functools import cache
 from pathlib import Path
 
 import nbformat
@@ -49,21 +48,20 @@ class StderrIsNotAFailure(NbGraderPreprocessor):
         return cell, resources
 
 
-@cache
-def _compiled(schema_json: str) -> Validator:
-    schema = json.loads(schema_json)
-    return validators.validator_for(schema)(schema)
-
-
 class _CompiledSchema(BaseMetadataValidator):
     """The JSON-schema step of nbgrader's validation, with the schema compiled once."""
+
+    _compiled: dict[int, Validator] = {}      # by schema version (nbgrader's file v<N>.json)
 
     def validate_cell(self, cell: NotebookNode) -> None:
         metadata = cell.metadata.get("nbgrader")
         if metadata is None or metadata.get("schema_version", 0) != self.schema_version:
             super().validate_cell(cell)     # nbgrader's SchemaTooOld/TooNewError
             return
-        validator = _compiled(json.dumps(self.schema, sort_keys=True))
+        validator = self._compiled.get(self.schema_version)
+        if validator is None:
+            validator = self._compiled[self.schema_version] = \
+                validators.validator_for(self.schema)(self.schema)
         error = exceptions.best_match(validator.iter_errors(metadata))
         if error is not None:
             raise error

@@ -34,8 +34,9 @@ SUITES_VARIABLE = "AUTOGRADER_WARM_SUITES"   # read by autograder.warmup
 def prepare(suites: list[Path]) -> None:
     """Name the hidden-test suites whose references the fork server computes once.
 
-    Takes effect if the server has not started yet (it starts with the first grading
-    process of this process); any other suite is computed by each grading process.
+    Takes effect if the server has not started yet (it starts with :func:`start_server`
+    or the first grading process of this process); any other suite is computed by each
+    grading process.
     """
     os.environ[SUITES_VARIABLE] = os.pathsep.join(str(suite) for suite in suites)
 

@@ -183,16 +183,15 @@ def test_the_whole_pipeline_with_a_postgresql_gradebook(tmp_path, postgres):
     assert [scores[s] == 14.0 for s in sorted(expected)] == [True, False, True]
 
 
-def test_the_batch_starts_with_the_new_and_the_slowest(monkeypatch):
+def test_the_batch_starts_with_the_new_and_the_slowest():
     """Never graded first, then by last grading's seconds, longest first; ties keep order."""
     from autograder import grading
     from autograder.outcome import Outcome
 
     last = {"quick": 1.5, "slow": 12.0, "medium": 4.0, "also-quick": 1.5}
-    monkeypatch.setattr(grading, "load_outcome", lambda course, student, assignment: Outcome(
-        student=student, assignment=assignment, seconds=last[student])
-        if student in last else None)
-    batch = [grading.Submission(name, ASSIGNMENT, "") for name in
-             ["quick", "new", "slow", "also-quick", "medium", "newer"]]
-    order = [s.student for s in grading.longest_first(None, batch)]
+    batch = [(grading.Submission(name, ASSIGNMENT, ""),
+              Outcome(student=name, assignment=ASSIGNMENT, seconds=last[name])
+              if name in last else None)
+             for name in ["quick", "new", "slow", "also-quick", "medium", "newer"]]
+    order = [s.student for s in grading.longest_first(batch)]
     assert order == ["new", "newer", "slow", "medium", "quick", "also-quick"]
