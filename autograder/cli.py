@@ -10,9 +10,13 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from .course import Course
-from .nbgrader_setup import DEFAULT_TIMEOUT
+from . import warm
+from .defaults import DEFAULT_TIMEOUT
+
+if TYPE_CHECKING:        # imported when a command runs: nbgrader takes a second to import
+    from .course import Course
 
 
 def _release(course: Course, args: argparse.Namespace) -> int:
@@ -142,4 +146,8 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> None:
     args = parser().parse_args(argv)
+    if args.command == "grade" and not args.scheduler:
+        warm.start_server()     # it imports the grader while this process does
+    from .course import Course
+
     sys.exit(args.run(Course.at(args.root, args.db), args))

@@ -43,7 +43,6 @@ from .course import Course
 from .nbgrader_setup import DEFAULT_TIMEOUT
 from .outcome import NOT_RUN, TIMED_OUT, CellResult, Outcome
 from .preprocessors import ExecuteSurvivingCrashes
-from .suite_files import SUITE_FILE
 from .warm import GradingProcess
 from .worker import GRADED_FOLDER, expected_cells
 
@@ -208,10 +207,34 @@ def _ungraded(student: str, assignment: str, cells: dict, status: str, reason: s
 # --------------------------------------------------------------------------- the writer
 
 
-def record(course: Course, outcome: Outcome, graded: Path | None = None) -> None:
+def record(course: Course, outcome: Outcome, graded: Path | None = None,
+           gradebook: Gradebook | None = None) -> None:
     """Record one outcome: the gradebook, the graded notebooks (from ``graded``), and the
-    outcome's report, written last and atomically: it marks the submission done."""
-    with Gradebook(course.db_url) as gb, warnings.catch_warnings():
+    outcome's report, written last and atomically: it marks the submission done.
+
+    ``gradebook``, if given, is the course's gradebook, open (a batch keeps one open: a
+    fresh connection compiles every query again); otherwise one is opened for this.
+    """
+    with contextlib.ExitStack() as stack:
+        gb = gradebook or stack.enter_context(Gradebook(course.db_url))
+        try:
+            _record_grades(gb, outcome)
+        except BaseException:
+            gb.db.rollback()     # none of it is committed with the next outcome
+            raise
+    target = course.autograded / outcome.student / outcome.assignment
+    if target.exists():
+        shutil.rmtree(target)
+    if graded is not None and graded.is_dir():
+        shutil.copytree(graded, target, symlinks=True)
+    report = target / REPORT_NAME
+    partial = report.with_suffix(".partial")
+    outcome.save(partial)
+    partial.replace(report)
+
+
+def _record_grades(gb: Gradebook, outcome: Outcome) -> None:
+    with warnings.catch_warnings():
         # nbgrader's add_submission trips SQLAlchemy's autoflush warnings; they are harmless.
         warnings.simplefilter("ignore", SAWarning)
         gb.update_or_create_student(outcome.student)
@@ -222,15 +245,6 @@ def record(course: Course, outcome: Outcome, graded: Path | None = None) -> None
             grade.auto_score = cell.score
             grade.manual_score = None
         gb.db.commit()
-    target = course.autograded / outcome.student / outcome.assignment
-    if target.exists():
-        shutil.rmtree(target)
-    if graded is not None and graded.is_dir():
-        shutil.copytree(graded, target, symlinks=True)
-    report = target / REPORT_NAME
-    partial = report.with_suffix(".partial")
-    outcome.save(partial)
-    partial.replace(report)
 
 
 def load_outcome(course: Course, student: str, assignment: str) -> Outcome | None:
@@ -254,14 +268,18 @@ def dask_client(jobs: int, scheduler: str | None = None) -> Iterator:
     """
     import logging
 
+    import dask
     from distributed import Client, LocalCluster
 
     if scheduler:
         with Client(scheduler) as client:
             yield client
         return
-    with LocalCluster(n_workers=max(1, jobs), threads_per_worker=1, processes=False,
-                      dashboard_address=":0", silence_logs=logging.ERROR) as cluster, \
+    # A worker gets a submission only when it is free (Dask's default hands each one a
+    # second to queue, which may wait behind a slow notebook until another steals it).
+    with dask.config.set({"distributed.scheduler.worker-saturation": 1.0}), \
+            LocalCluster(n_workers=max(1, jobs), threads_per_worker=1, processes=False,
+                         dashboard_address=":0", silence_logs=logging.ERROR) as cluster, \
             Client(cluster) as client:
         yield client
 
@@ -291,8 +309,6 @@ def grade(course: Course, assignments: list[str] | None = None, jobs: int = 1,
     if not todo:
         return []
     _clear_abandoned_batches(course)
-    warm.prepare([course.source.resolve() / a / SUITE_FILE
-                  for a in sorted({s.assignment for s in todo})])
     outcomes = []
     # The batch's scratch folder is in the course, so everything grading starts names the
     # course (see sandbox.reap), and a batch never mistakes another course's processes.
@@ -300,11 +316,12 @@ def grade(course: Course, assignments: list[str] | None = None, jobs: int = 1,
         scratch = Path(scratch_dir)
         (scratch / "owner.pid").write_text(str(os.getpid()))
         snapshot = snapshot_gradebook(course, scratch / "gradebook-snapshot.db")
+        warm.prepare(course.root, sorted({s.assignment for s in todo}), snapshot)
         try:
             if scheduler is None:   # the local workers' fork server and zygotes start now
                 warm.start_server()
                 zygotes.prestart(min(jobs, len(todo)))
-            with dask_client(jobs, scheduler) as client:
+            with dask_client(jobs, scheduler) as client, Gradebook(course.db_url) as gradebook:
                 from distributed import as_completed
 
                 futures = {client.submit(run_worker, course, s.student, s.assignment, snapshot,
@@ -316,7 +333,7 @@ def grade(course: Course, assignments: list[str] | None = None, jobs: int = 1,
                     outcome = future.result()
                     outcome.fingerprint = submission.fingerprint
                     workspace = scratch / f"{submission.student}--{submission.assignment}"
-                    record(course, outcome, workspace / GRADED_FOLDER)
+                    record(course, outcome, workspace / GRADED_FOLDER, gradebook)
                     shutil.rmtree(workspace, ignore_errors=True)
                     outcomes.append(outcome)
         finally:

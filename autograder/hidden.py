@@ -263,7 +263,7 @@ def _run_reference(call: Call, helpers: dict, grad: bool):
         args = [a.requires_grad_(a.is_floating_point()) if isinstance(a, torch.Tensor) else a
                 for a in args]
     instance = call.instance.build_reference() if call.instance is not None else None
-    torch.manual_seed(call.seed)
+    probe.seed(call.seed)
     outputs = _tuple(call.expect(*args, **kwargs) if instance is None
                      else call.expect(instance, *args, **kwargs))
     return outputs, args, instance

@@ -13,6 +13,7 @@ import nbgrader.preprocessors as nbp
 from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor
 from traitlets.config import Config
 
+from .defaults import DEFAULT_TIMEOUT
 from .preprocessors import (
     CheckCellMetadataCompiled,
     ExecuteSurvivingCrashes,
@@ -28,7 +29,6 @@ from .suite_files import HELPERS_FILE, SUITE_FILE
 COURSE_ID = "attention-nlp"
 SOURCE_DIR = "solutions"
 RELEASE_DIR = "exercises"
-DEFAULT_TIMEOUT = 120   # seconds a notebook may run when graded (one run; see Execute…)
 
 # nbgrader's default ignore list, plus the notebook sources (see notebook_sources).
 _NBGRADER_IGNORE = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback"]

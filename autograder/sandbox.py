@@ -192,6 +192,10 @@ def install(scratch: Path, workdir: Path, limits: Limits = Limits(),
     c.Execute.kernel_name = KERNEL_NAME
     c.KernelManager.transport = "ipc"
     c.KernelManager.ip = str(ipc_dir / "kernel")
+    c.Execute.kernel_manager_class = "autograder.kernel_client.ReadyKernelManager"
+    # Once the last cell has answered, nothing of the kernel is wanted: it is killed, with
+    # whatever it started (see reap), rather than asked to shut down and waited for.
+    c.Execute.shutdown_kernel = "immediate"
     c.AsyncKernelManager.client_class = "autograder.kernel_client.ReadyKernelClient"
     return scratch / "jupyter", c
 

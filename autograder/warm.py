@@ -16,37 +16,65 @@ compare the two).
 
 from __future__ import annotations
 
+import atexit
 import ctypes
+import json
 import multiprocessing
 import multiprocessing.forkserver
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 from contextlib import suppress
 from pathlib import Path
 
 PRELOAD = ["autograder.warmup"]      # the grader, torch, and the work they do once
 PACKAGE_PARENT = Path(__file__).resolve().parent.parent
-SUITES_VARIABLE = "AUTOGRADER_WARM_SUITES"   # read by autograder.warmup
+BATCH_VARIABLE = "AUTOGRADER_WARM_BATCH"   # read by autograder.warmup
+BATCH_WAIT = 60.0   # seconds a server started before the batch is known waits to learn it
+_batch_file: Path | None = None
 
 
-def prepare(suites: list[Path]) -> None:
-    """Name the hidden-test suites whose references the fork server computes once.
+def _batch_description() -> Path:
+    """The file that describes the batch to this process's fork server."""
+    global _batch_file
+    if _batch_file is None:
+        folder = tempfile.mkdtemp(prefix="autograder-warm-")
+        atexit.register(shutil.rmtree, folder, True)
+        _batch_file = Path(folder) / "batch.json"
+    return _batch_file
 
-    Takes effect if the server has not started yet (it starts with :func:`start_server`
-    or the first grading process of this process); any other suite is computed by each
-    grading process.
+
+def prepare(root: Path, assignments: list[str], gradebook: Path) -> None:
+    """Describe the batch the fork server prepares for: the course at ``root``, the
+    ``assignments`` graded, and the ``gradebook`` (a snapshot) the graders read.
+
+    The server computes those assignments' hidden-test references once and rehearses
+    grading each of them (:func:`autograder.worker.rehearse`) before it forks any grading
+    process. A server started earlier (:func:`start_server`) waits, once it has imported
+    everything, for this description; a server that has started grading ignores it.
+    Whatever the server did not prepare, each grading process does for itself.
     """
-    os.environ[SUITES_VARIABLE] = os.pathsep.join(str(suite) for suite in suites)
+    path = _batch_description()
+    partial = path.with_suffix(".partial")
+    partial.write_text(json.dumps({"root": str(root), "assignments": assignments,
+                                   "gradebook": str(gradebook)}))
+    partial.replace(path)
 
 
 def start_server() -> None:
     """Start the fork server now rather than with the first grading process: it imports
-    and computes its preload in the background while the batch sets up."""
+    in the background while this process sets the batch up, then prepares for the batch
+    as soon as :func:`prepare` describes it."""
     if can_fork_warm():
         _context()
-        multiprocessing.forkserver.ensure_running()
+        os.environ[BATCH_VARIABLE] = str(_batch_description())
+        try:          # the server inherits it; this process's other children do not
+            multiprocessing.forkserver.ensure_running()
+        finally:
+            del os.environ[BATCH_VARIABLE]
 
 
 def can_fork_warm() -> bool:

@@ -40,6 +40,7 @@ from .zygote import Zygote
 
 _MESSAGE_LIMIT = 500
 GRADED_FOLDER = "graded"     # in a workspace: the graded notebooks, for the writer
+REHEARSAL_STUDENT = "autograder-rehearsal"   # see rehearse: never a real one's grades
 
 
 def expected_cells(db_url: str, assignment: str) -> dict[str, list[tuple[str, float]]]:
@@ -206,13 +207,14 @@ def scratch_databases(folder: Path) -> Iterator[None]:
 
 def grade_in_scratch(course: Course, assignment: str, student: str, gradebook: Path,
                      timeout: int, workspace: Path | None = None,
-                     zygote: Zygote | None = None) -> Outcome:
+                     zygote: Zygote | None = None, execute: bool = True) -> Outcome:
     """Grade ``submitted/<student>/<assignment>`` with nbgrader in a scratch directory.
 
     The scratch directory is made inside ``workspace`` (default: the system's temporary
     folder), so that whoever gave the workspace can find whatever grading left running.
     With a ``zygote`` (:mod:`autograder.zygote`), the notebook's kernels are forked warm by
-    it, in its sandbox, rather than started cold in a sandbox of their own.
+    it, in its sandbox, rather than started cold in a sandbox of their own. Without
+    ``execute``, every step is taken but running the notebook (see :func:`rehearse`).
     """
     started = time.monotonic()
     outcome = Outcome(student=student, assignment=assignment)
@@ -249,6 +251,7 @@ def grade_in_scratch(course: Course, assignment: str, student: str, gradebook: P
             # The scratch course has no release or hidden tests of its own: use the course's.
             sandboxed.RestoreCourseCells.release_root = str(course.release.resolve())
             sandboxed.ShipHiddenCases.suite_root = str(course.source.resolve())
+            sandboxed.ExecuteSurvivingCrashes.enabled = execute
             try:
                 result = scratch.api(timeout=timeout, extra=sandboxed).autograde(
                     assignment, student, force=True, create=True)
@@ -273,6 +276,32 @@ def grade_in_scratch(course: Course, assignment: str, student: str, gradebook: P
             copy_regular_files(graded_dir, target)
     outcome.seconds = round(time.monotonic() - started, 2)
     return outcome
+
+
+def rehearse(course: Course, assignment: str, gradebook: Path) -> Outcome:
+    """Grade ``assignment``'s released notebook, as handed in untouched, taking every step
+    but running it (no kernel starts); the outcome is thrown away.
+
+    The grading fork server (:mod:`autograder.warmup`) rehearses each assignment of a
+    batch before it forks any grading process, so that the caches the libraries fill the
+    first time they are used (SQLAlchemy's loaders and compiled queries of the gradebook,
+    nbgrader's and nbconvert's configuration) are filled once, there, not once per
+    submission. Nothing is written outside a temporary folder, and the process's
+    environment is left as it was.
+    """
+    environment = dict(os.environ)
+    try:
+        with tempfile.TemporaryDirectory(prefix="rehearsal-") as folder:
+            stage = Course.at(folder)
+            stage.release.symlink_to(course.release.resolve(), target_is_directory=True)
+            stage.source.symlink_to(course.source.resolve(), target_is_directory=True)
+            submission = stage.submitted / REHEARSAL_STUDENT / assignment
+            shutil.copytree(course.release / assignment, submission)
+            return grade_in_scratch(stage, assignment, REHEARSAL_STUDENT, gradebook,
+                                    timeout=60, workspace=Path(folder), execute=False)
+    finally:
+        os.environ.clear()
+        os.environ.update(environment)
 
 
 def _collect_cells(scratch: Course, graded_dir: Path, cells: dict, assignment: str,

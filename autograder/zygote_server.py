@@ -24,6 +24,7 @@ it imports only the standard library at the top. It needs root in the sandbox (m
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import json
 import os
@@ -131,6 +132,7 @@ def become_kernel(request: dict, streams: list[int]) -> None:
     """In the forked child: confine this process, then run the kernel. Never returns."""
     uid = int(request["uid"])
     os.setsid()
+    signal.set_wakeup_fd(-1)        # the zygote's: its number is about to be reused
     for number in (signal.SIGCHLD, signal.SIGINT, signal.SIGTERM):
         signal.signal(number, signal.SIG_DFL)
     for target, stream in enumerate(streams[:3]):
@@ -213,10 +215,23 @@ def serve(listener: socket.socket) -> None:
     """Answer requests until the sandbox is torn down."""
     selector = selectors.DefaultSelector()
     selector.register(listener, selectors.EVENT_READ)
+    # A kernel's end wakes the loop at once (its requester waits for the news), rather
+    # than at the next look round.
+    woken, wake = socket.socketpair()
+    for end in (woken, wake):
+        end.setblocking(False)
+    signal.signal(signal.SIGCHLD, lambda *_: None)
+    signal.set_wakeup_fd(wake.fileno())
+    selector.register(woken, selectors.EVENT_READ)
     kernels: dict[int, tuple[socket.socket, int]] = {}    # pid → (requester, uid)
     requesters: dict[socket.socket, int] = {}              # requester → kernel pid
     while True:
-        for key, _ in selector.select(timeout=0.05):
+        for key, _ in selector.select(timeout=0.5):
+            if key.fileobj is woken:
+                with contextlib.suppress(BlockingIOError):
+                    while woken.recv(512):
+                        pass
+                continue
             if key.fileobj is listener:
                 connection, _ = listener.accept()
                 selector.register(connection, selectors.EVENT_READ)

@@ -103,3 +103,32 @@ def test_table_results_are_copies_and_non_tensor_arguments_match_by_value():
     assert torch.equal(stand_in(torch.ones(2, 2), torch.ones(2, 2).bool()),
                        torch.full((2, 2), 2.0))
     assert stand_in("anything", None, "three") == -1.0
+
+
+def test_scripted_results_are_copies_too():
+    stand_in = probe._StandIn({"results": [torch.ones(2)], "repeat": True}, "softmax")
+    first = stand_in(torch.zeros(2))
+    first.mul_(0)                       # a student's in-place change
+    assert torch.equal(stand_in(torch.zeros(2)), torch.ones(2))
+
+
+def test_the_probe_seeds_as_torch_manual_seed_does():
+    torch.manual_seed(7)
+    expected = torch.randn(5), nn.Linear(3, 2).weight.detach()
+    probe.seed(7)
+    assert torch.equal(torch.randn(5), expected[0])
+    assert torch.equal(nn.Linear(3, 2).weight.detach(), expected[1])
+
+
+def test_the_cases_file_is_read_again_only_when_it_changes(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(probe, "_loaded", None)
+    torch.save({"test-a": [{"label": "one"}]}, probe.CASES_FILE)
+    first = probe._all_cases()
+    assert probe._all_cases() is first                  # unchanged: not unpickled again
+    replacement = tmp_path / "replacement.pt"           # as a hostile daemon would
+    torch.save({"test-a": [{"label": "forged"}]}, replacement)
+    replacement.replace(probe.CASES_FILE)
+    assert probe._all_cases()["test-a"] == [{"label": "forged"}]
+    torch.save({"test-a": [{"label": "rewritten in place, longer"}]}, probe.CASES_FILE)
+    assert probe._all_cases()["test-a"] == [{"label": "rewritten in place, longer"}]

@@ -1,5 +1,6 @@
 """The grader's kernel client is ready once the kernel answers, runs cells like
-jupyter_client's, and says so when the kernel dies before answering."""
+jupyter_client's, and says so when the kernel dies before answering; its sockets connect
+again within milliseconds, and its manager looks for a kernel's end as often."""
 
 from __future__ import annotations
 
@@ -8,11 +9,17 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+import zmq
 from jupyter_client.kernelspec import KernelSpec
 from jupyter_client.manager import AsyncKernelManager
 
 from autograder import sandbox
-from autograder.kernel_client import ReadyKernelClient
+from autograder.kernel_client import (
+    EXIT_POLL_SECONDS,
+    RECONNECT_MS,
+    ReadyKernelClient,
+    ReadyKernelManager,
+)
 
 
 def _run(coroutine_function):
@@ -35,6 +42,7 @@ async def _run_one_cell() -> list[str]:
     assert isinstance(client, ReadyKernelClient)
     client.start_channels()
     try:
+        assert client.shell_channel.socket.getsockopt(zmq.RECONNECT_IVL) == RECONNECT_MS
         await client.wait_for_ready(timeout=60)
         printed = []
         reply = await client.execute_interactive(
@@ -68,7 +76,24 @@ def test_a_kernel_that_dies_first_is_reported():
         _run(_wait_for_a_dying_kernel)
 
 
-def test_graded_notebooks_use_it(tmp_path):
+def test_the_manager_looks_for_the_end_every_few_milliseconds(monkeypatch):
+    answers, pauses = iter([True, True, False]), []
+
+    async def alive(self):
+        return next(answers)
+
+    async def pause(seconds):
+        pauses.append(seconds)
+
+    monkeypatch.setattr(ReadyKernelManager, "_async_is_alive", alive)
+    monkeypatch.setattr(asyncio, "sleep", pause)
+    _run(lambda: ReadyKernelManager()._async_wait(pollinterval=0.1))   # jupyter_client's
+    assert pauses == [EXIT_POLL_SECONDS, EXIT_POLL_SECONDS]
+
+
+def test_graded_notebooks_use_them(tmp_path):
     _, config = sandbox.install(tmp_path, tmp_path / "work")
     assert config.AsyncKernelManager.client_class == \
         "autograder.kernel_client.ReadyKernelClient"
+    assert config.Execute.kernel_manager_class == "autograder.kernel_client.ReadyKernelManager"
+    assert config.Execute.shutdown_kernel == "immediate"

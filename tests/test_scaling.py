@@ -195,3 +195,38 @@ def test_the_batch_starts_with_the_new_and_the_slowest():
              for name in ["quick", "new", "slow", "also-quick", "medium", "newer"]]
     order = [s.student for s in grading.longest_first(batch)]
     assert order == ["new", "newer", "slow", "medium", "quick", "also-quick"]
+
+
+def test_one_open_gradebook_records_a_batch_and_outlives_a_failed_record(course):
+    from autograder import grading
+    from autograder.outcome import PASSED, CellResult, Outcome
+
+    grading.ensure_released(course, [ASSIGNMENT])
+    cells = grading.expected_cells(course.db_url, ASSIGNMENT)
+
+    def outcome(student: str) -> Outcome:
+        return Outcome(student, ASSIGNMENT, cells=[
+            CellResult(grade_id, notebook, 1.0, max_score, PASSED, "")
+            for notebook, grade_cells in cells.items() for grade_id, max_score in grade_cells])
+
+    broken = outcome("broken")      # its scores are set, then its last cell is unknown
+    broken.cells.append(CellResult("no-such-cell", broken.cells[0].notebook, 1.0, 1.0, PASSED,
+                                   ""))
+    with Gradebook(course.db_url) as gradebook:
+        grading.record(course, outcome("first"), gradebook=gradebook)
+        with pytest.raises(Exception, match="No such grade"):
+            grading.record(course, broken, gradebook=gradebook)
+        grading.record(course, outcome("second"), gradebook=gradebook)
+    points = sum(1.0 for grade_cells in cells.values() for _ in grade_cells)
+    # The failed record's scores were not committed with the next one's; it has no report,
+    # so the next run grades it again.
+    assert _recorded(course) == {"first": points, "broken": 0.0, "second": points}
+    assert grading.load_outcome(course, "broken", ASSIGNMENT) is None
+
+
+def test_a_local_worker_is_given_a_submission_only_when_it_is_free():
+    from autograder.grading import dask_client
+
+    with dask_client(2) as client:
+        assert client.run_on_scheduler(
+            lambda dask_scheduler: dask_scheduler.WORKER_SATURATION) == 1.0
