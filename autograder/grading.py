@@ -33,7 +33,17 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from nbgrader.api import Base, Gradebook, MissingEntry
+from nbgrader.api import (
+    Assignment,
+    Base,
+    BaseCell,
+    Grade,
+    Gradebook,
+    MissingEntry,
+    Notebook,
+    SubmittedAssignment,
+    SubmittedNotebook,
+)
 from sqlalchemy.exc import SAWarning
 from tqdm import tqdm
 
@@ -239,12 +249,29 @@ def _record_grades(gb: Gradebook, outcome: Outcome) -> None:
         warnings.simplefilter("ignore", SAWarning)
         gb.update_or_create_student(outcome.student)
         gb.update_or_create_submission(outcome.assignment, outcome.student)
+        grades = _grades_of(gb, outcome.assignment, outcome.student)
         for cell in outcome.cells:
-            grade = gb.find_grade(cell.grade_id, cell.notebook, outcome.assignment,
-                                  outcome.student)
+            grade = grades.get((cell.notebook, cell.grade_id))
+            if grade is None:
+                raise MissingEntry(f"No such grade: {outcome.assignment}/{cell.notebook}/"
+                                   f"{cell.grade_id} for {outcome.student}")
             grade.auto_score = cell.score
             grade.manual_score = None
         gb.db.commit()
+
+
+def _grades_of(gb: Gradebook, assignment: str, student: str) -> dict[tuple[str, str], Grade]:
+    """{(notebook, cell): grade} of a submission, in one query (nbgrader's find_grade makes
+    one, or two, per cell)."""
+    rows = gb.db.query(Grade, Notebook.name, BaseCell.name) \
+        .join(BaseCell, BaseCell.id == Grade.cell_id) \
+        .join(SubmittedNotebook, SubmittedNotebook.id == Grade.notebook_id) \
+        .join(Notebook, Notebook.id == SubmittedNotebook.notebook_id) \
+        .join(SubmittedAssignment, SubmittedAssignment.id == SubmittedNotebook.assignment_id) \
+        .join(Assignment, Assignment.id == SubmittedAssignment.assignment_id) \
+        .filter(Assignment.name == assignment, SubmittedAssignment.student_id == student) \
+        .all()
+    return {(notebook, cell): grade for grade, notebook, cell in rows}
 
 
 def load_outcome(course: Course, student: str, assignment: str) -> Outcome | None:

@@ -11,20 +11,15 @@ course's ``autograded/<student>/<assignment>/`` for feedback.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
 import shutil
-import sqlite3
 import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import nbformat
 from nbgrader.api import Gradebook, MissingEntry
-from sqlalchemy import event
-from sqlalchemy.engine import Engine
 
 from . import sandbox
 from .course import Course
@@ -36,6 +31,7 @@ from .preprocessors import (
     KERNEL_STUCK,
     OUT_OF_TIME,
 )
+from .scratch_gradebook import scratch_databases
 from .zygote import Zygote
 
 _MESSAGE_LIMIT = 500
@@ -182,27 +178,6 @@ def restore_released_files(course: Course, assignment: str, staged: Path) -> Non
 def _cpu(timeout: int) -> int:
     """CPU seconds a kernel may use: the wall limit on two cores, plus start-up."""
     return 2 * timeout + 60
-
-
-@contextlib.contextmanager
-def scratch_databases(folder: Path) -> Iterator[None]:
-    """SQLite databases opened under ``folder`` meanwhile skip durability: they are scratch
-    copies, thrown away after grading, and nbgrader commits every single score (each
-    commit otherwise waits for the disk, several times). Other databases are untouched."""
-    folder = folder.resolve()
-
-    def without_sync(connection, _record) -> None:
-        if isinstance(connection, sqlite3.Connection):
-            files = [row[2] for row in connection.execute("PRAGMA database_list") if row[2]]
-            if files and Path(files[0]).resolve().is_relative_to(folder):
-                connection.execute("PRAGMA synchronous = OFF")
-                connection.execute("PRAGMA journal_mode = MEMORY")
-
-    event.listen(Engine, "connect", without_sync)
-    try:
-        yield
-    finally:
-        event.remove(Engine, "connect", without_sync)
 
 
 def grade_in_scratch(course: Course, assignment: str, student: str, gradebook: Path,
