@@ -160,11 +160,12 @@ def snapshot_gradebook(course: Course, target: Path) -> Path:
 
 
 def run_worker(course: Course, student: str, assignment: str, snapshot: Path, timeout: int,
-               scratch: Path) -> Outcome:
+               scratch: Path, threads: int = 1) -> Outcome:
     """Grade one submission in a child process; never raises for the submission's faults.
 
     Runs on a Dask worker. The graded notebooks are left in the submission's workspace
-    (``<scratch>/<student>--<assignment>/graded``) for the writer to record.
+    (``<scratch>/<student>--<assignment>/graded``) for the writer to record. The notebook's
+    kernel computes on ``threads`` threads.
     """
     def cells() -> dict:     # read only when the submission cannot be graded
         return expected_cells(f"sqlite:///{snapshot}", assignment)
@@ -176,7 +177,7 @@ def run_worker(course: Course, student: str, assignment: str, snapshot: Path, ti
     output = workspace / "outcome.json"
     argv = ["--root", str(course.root), "--assignment", assignment, "--student", student,
             "--gradebook", str(snapshot), "--timeout", str(timeout), "--output", str(output),
-            "--workspace", str(workspace)]
+            "--workspace", str(workspace), "--threads", str(threads)]
     zygote = zygotes.for_this_thread()
     if zygote is not None:
         argv += ["--zygote", str(zygote.folder)]
@@ -351,8 +352,12 @@ def grade(course: Course, assignments: list[str] | None = None, jobs: int = 1,
             with dask_client(jobs, scheduler) as client, Gradebook(course.db_url) as gradebook:
                 from distributed import as_completed
 
+                # Local kernels share this machine's cores; a cluster's workers, whose
+                # machines this process does not know, give each kernel one.
+                threads = sandbox.Limits.threads_for(jobs) if scheduler is None else 1
                 futures = {client.submit(run_worker, course, s.student, s.assignment, snapshot,
-                                         timeout, scratch, pure=False, key=f"grade-{i}"): s
+                                         timeout, scratch, threads, pure=False,
+                                         key=f"grade-{i}"): s
                            for i, s in enumerate(todo)}
                 for future in tqdm(as_completed(futures), total=len(futures), desc="grading",
                                    unit="submission", disable=not progress):

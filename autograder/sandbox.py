@@ -55,6 +55,16 @@ class Limits:
     file_bytes: int = 64 * 1024**2
     open_files: int = 256
     processes: int = 128               # processes and threads of the sandbox's user
+    threads: int = 1                   # compute threads (torch, OpenMP, MKL): see below
+
+    @staticmethod
+    def threads_for(jobs: int) -> int:
+        """Compute threads for each of ``jobs`` kernels running at once on this machine:
+        its cores shared out. More would only make the kernels take turns, spinning."""
+        return max(1, (os.cpu_count() or 1) // max(1, jobs))
+
+
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS")   # read by torch when imported
 
 
 def require_tools() -> None:
@@ -128,6 +138,8 @@ def kernel_argv(workdir: Path, ipc_dir: Path, limits: Limits) -> list[str]:
              "--setenv", "HOME", "/tmp", "--setenv", "MPLCONFIGDIR", "/tmp",
              "--setenv", SUBMISSION_VARIABLE, str(workdir),
              "--setenv", "MPLBACKEND", "Agg", "--chdir", SANDBOX_FOLDER,
+             *[part for variable in THREAD_VARIABLES
+               for part in ("--setenv", variable, str(limits.threads))],
              *_kernel_command(ipc_dir, limits)]
     return argv
 

@@ -182,7 +182,8 @@ def _cpu(timeout: int) -> int:
 
 def grade_in_scratch(course: Course, assignment: str, student: str, gradebook: Path,
                      timeout: int, workspace: Path | None = None,
-                     zygote: Zygote | None = None, execute: bool = True) -> Outcome:
+                     zygote: Zygote | None = None, execute: bool = True,
+                     threads: int = 1) -> Outcome:
     """Grade ``submitted/<student>/<assignment>`` with nbgrader in a scratch directory.
 
     The scratch directory is made inside ``workspace`` (default: the system's temporary
@@ -190,6 +191,7 @@ def grade_in_scratch(course: Course, assignment: str, student: str, gradebook: P
     With a ``zygote`` (:mod:`autograder.zygote`), the notebook's kernels are forked warm by
     it, in its sandbox, rather than started cold in a sandbox of their own. Without
     ``execute``, every step is taken but running the notebook (see :func:`rehearse`).
+    The kernel computes on ``threads`` threads (see :meth:`sandbox.Limits.threads_for`).
     """
     started = time.monotonic()
     outcome = Outcome(student=student, assignment=assignment)
@@ -219,7 +221,8 @@ def grade_in_scratch(course: Course, assignment: str, student: str, gradebook: P
             if zygote is not None:
                 zygote.clear()
             jupyter_path, sandboxed = sandbox.install(Path(scratch_dir), workdir,
-                                                      sandbox.Limits(cpu_seconds=_cpu(timeout)),
+                                                      sandbox.Limits(cpu_seconds=_cpu(timeout),
+                                                                     threads=threads),
                                                       ipc_dir=Path(sockets), zygote=zygote)
             os.environ["JUPYTER_PATH"] = os.pathsep.join(
                 [str(jupyter_path), *filter(None, [os.environ.get("JUPYTER_PATH")])])
@@ -330,11 +333,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--workspace", help="folder to grade in (default: a temporary one)")
     parser.add_argument("--zygote", help="folder of the kernel zygote to fork kernels from "
                         "(default: start each kernel cold)")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="compute threads of the notebook's kernel (default: 1)")
     args = parser.parse_args(argv)
     outcome = grade_in_scratch(Course.at(args.root), args.assignment, args.student,
                                Path(args.gradebook), args.timeout,
                                Path(args.workspace) if args.workspace else None,
-                               Zygote(Path(args.zygote)) if args.zygote else None)
+                               Zygote(Path(args.zygote)) if args.zygote else None,
+                               threads=args.threads)
     Path(args.output).write_text(outcome.to_json())
 
 

@@ -61,7 +61,7 @@ class Zygote:
         """The kernelspec command: ask this zygote for a kernel run as ``uid`` under
         ``limits``, with ``variable=marker`` in its environment (see :func:`sandbox.reap`)."""
         request = {"uid": uid, "tmp_bytes": limits.tmp_bytes, "marker_variable": variable,
-                   "marker": marker,
+                   "marker": marker, "threads": limits.threads,
                    "limits": {"memory_bytes": limits.memory_bytes,
                               "cpu_seconds": limits.cpu_seconds,
                               "file_bytes": limits.file_bytes, "open_files": limits.open_files,

@@ -152,8 +152,12 @@ def become_kernel(request: dict, streams: list[int]) -> None:
     _chown_tree(SANDBOX_FOLDER, uid)
     os.chown(SANDBOX_SOCKETS, uid, uid)
 
+    threads = max(1, int(request.get("threads", 1)))
     os.environ.update({"HOME": "/tmp", "MPLCONFIGDIR": "/tmp", "MPLBACKEND": "Agg",
+                       "OMP_NUM_THREADS": str(threads), "MKL_NUM_THREADS": str(threads),
                        request["marker_variable"]: request["marker"]})
+    if "torch" in sys.modules:      # imported before the variables were set: tell it too
+        sys.modules["torch"].set_num_threads(threads)
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     for name, limit in _LIMITS.items():
         value = int(request["limits"][name])

@@ -9,10 +9,12 @@ from __future__ import annotations
 import os
 import socket
 import subprocess
+from unittest import mock
 
 import nbformat
 import pytest
 
+from autograder import sandbox
 from autograder.grading import grade
 
 from .conftest import ASSIGNMENT, REPO, filled, make_course, submit
@@ -38,6 +40,8 @@ try:
 except OSError:
     network = "closed"
 print("PROBE seen:", seen, "network:", network)
+import torch
+print("THREADS", torch.get_num_threads(), os.environ.get("OMP_NUM_THREADS"))
 ''' + CORRECT_DOT
 
 
@@ -105,6 +109,20 @@ def test_no_view_of_the_course_and_no_network(graded):
     printed = _printed(course, "prober")
     assert "PROBE seen: [] network: closed" in printed
     assert outcomes["prober"].score == 14        # the code itself is correct
+
+
+def test_kernels_share_the_cores_out(graded):
+    """Two kernels at once on this machine: each computes on its share of the cores."""
+    course, _ = graded
+    threads = sandbox.Limits.threads_for(2)
+    assert f"THREADS {threads} {threads}" in _printed(course, "prober")
+
+
+def test_a_kernel_gets_its_share_of_the_cores():
+    with mock.patch("os.cpu_count", return_value=8):
+        assert [sandbox.Limits.threads_for(jobs) for jobs in (1, 2, 3, 8, 16)] == [8, 4, 2, 1, 1]
+    with mock.patch("os.cpu_count", return_value=None):
+        assert sandbox.Limits.threads_for(2) == 1
 
 
 def test_memory_is_limited_and_the_rest_is_graded(graded):

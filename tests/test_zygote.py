@@ -59,6 +59,12 @@ print("planted")
 '''
 
 
+THREADS = """
+import torch
+print("threads", torch.get_num_threads(), os.environ["OMP_NUM_THREADS"])
+"""
+
+
 def _environments_in_tmp() -> list[str]:
     """What a kernel's fresh /tmp shows of the Python environment, when the repository was
     cloned into /tmp (see zygote_server._fresh_tmp): the environment's top folder there."""
@@ -94,13 +100,13 @@ def _kernel(z: zygote.Zygote, limits: sandbox.Limits, marker: str) -> KernelMana
 def served():
     """Two kernels of one zygote, one after the other: the first plants, the second looks."""
     z = zygote.for_this_thread()
-    limits = sandbox.Limits(memory_bytes=5 * 1024**3)
+    limits = sandbox.Limits(memory_bytes=5 * 1024**3, threads=5)   # not torch's default
     first = _kernel(z, limits, "/marker/first")
     planted = _run(first, PLANT)
     first.shutdown_kernel(now=True)
     z.clear()
     second = _kernel(z, limits, "/marker/second")
-    seen = _run(second, "print('PLANTED' in dir())\n" + INSPECT)
+    seen = _run(second, "print('PLANTED' in dir())\n" + INSPECT + THREADS)
     second.shutdown_kernel(now=True)
     yield z, planted, seen
     zygote.stop_all()
@@ -113,6 +119,7 @@ def test_kernel_is_unprivileged_and_limited(served):
     assert f"uid {uid} {uid} caps 0000000000000000 0000000000000000 0000000000000000 nnp 1" \
         in seen
     assert f"limits {5 * 1024**3} 128" in seen
+    assert "threads 5 5" in seen
     assert "cwd /submission marker /marker/second" in seen
 
 
