@@ -8,7 +8,8 @@ forks a child that becomes the notebook's kernel. The child, before any student 
 * kills whatever an earlier kernel left in the sandbox (one notebook at a time);
 * gets a mount and an IPC namespace of its own with a fresh, bounded ``/tmp`` (nothing an
   earlier notebook wrote there, an IPython startup file say, is seen by the next one);
-* hands ``/submission`` to the request's user, sets the resource limits, drops every
+* hands ``/submission`` to the request's user, sets the resource limits and the number
+  of compute threads (the kernel's share of the cores), drops every
   capability and becomes that unprivileged user (uid 100000 + the grading process's pid),
   with no way back (``no_new_privs``);
 * then starts ``ipykernel`` with the request's connection file, its standard streams
