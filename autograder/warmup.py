@@ -45,9 +45,6 @@ from .suite_files import SUITE_FILE
 from .warm import BATCH_VARIABLE, BATCH_WAIT
 
 torch.set_num_threads(1)
-# The server ends when its grader does, with nothing left to write: skip tearing down
-# torch and the rest (a second and more of CPU that holds the grader's output open).
-atexit.register(os._exit, 0)
 KernelProvisionerFactory.instance()     # reads every package's entry points
 sqlalchemy.orm.configure_mappers()
 nbformat.validate(new_notebook(cells=[new_code_cell("1"), new_markdown_cell("x")]))
@@ -71,7 +68,13 @@ REHEARSED: list[str] = []     # the assignments this server rehearsed (what its 
 
 def _prepare_for_the_batch() -> None:
     described = os.environ.get(BATCH_VARIABLE)
-    batch = _described_batch(Path(described)) if described else None
+    if not described:
+        return
+    # Only a fork server that warm.start_server started gets here. It ends when its grader
+    # does, with nothing left to write: it skips tearing down torch and the rest (a second
+    # and more of CPU, holding the grader's output open meanwhile).
+    atexit.register(os._exit, 0)
+    batch = _described_batch(Path(described))
     if batch is None:
         return
     course = Course.at(batch["root"])

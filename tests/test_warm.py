@@ -80,3 +80,10 @@ def test_a_rehearsal_runs_nothing_and_changes_nothing(course, tmp_path):
     assert outcome.cells and {cell.status for cell in outcome.cells} == {NOT_RUN}
     assert _tree(course.root) == before
     assert dict(os.environ) == environment
+
+
+def test_importing_the_preload_elsewhere_keeps_the_exit_status():
+    """Only the fork server skips its teardown (os._exit); any other importer exits as usual."""
+    done = subprocess.run([sys.executable, "-c", "import autograder.warmup; raise SystemExit(3)"],
+                          cwd=REPO, timeout=300, check=False)
+    assert done.returncode == 3
