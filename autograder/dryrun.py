@@ -29,8 +29,9 @@ import nbformat
 from nbgrader.utils import is_grade
 
 from . import hidden, probe
+from .execute import DEMO_TAG
 from .implementations import fill_release
-from .preprocessors import DEMO_TAG, HIDDEN_REGION
+from .preprocessors import HIDDEN_REGION
 from .suite_files import HELPERS_FILE, SUITE_FILE
 
 

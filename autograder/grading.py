@@ -50,9 +50,9 @@ from tqdm import tqdm
 from . import sandbox, warm
 from . import zygote as zygotes
 from .course import Course
+from .execute import ExecuteSurvivingCrashes, describe_exit
 from .nbgrader_setup import DEFAULT_TIMEOUT
 from .outcome import NOT_RUN, TIMED_OUT, CellResult, Outcome
-from .preprocessors import ExecuteSurvivingCrashes
 from .warm import GradingProcess
 from .worker import GRADED_FOLDER, expected_cells
 
@@ -159,18 +159,49 @@ def snapshot_gradebook(course: Course, target: Path) -> Path:
 # --------------------------------------------------------------------------- one submission
 
 
-def run_worker(course: Course, student: str, assignment: str, snapshot: Path, timeout: int,
-               scratch: Path, threads: int = 1) -> Outcome:
-    """Grade one submission in a child process; never raises for the submission's faults.
+def grade_submission(course: Course, student: str, assignment: str, snapshot: Path,
+                     timeout: int, scratch: Path, threads: int = 1) -> tuple[Outcome, Path]:
+    """Grade one submission, twice if anything abnormal happened the first time; returns
+    the outcome to record and the folder of its graded notebooks. Never raises for the
+    submission's faults. Runs on a Dask worker.
 
-    Runs on a Dask worker. The graded notebooks are left in the submission's workspace
-    (``<scratch>/<student>--<assignment>/graded``) for the writer to record. The notebook's
-    kernel computes on ``threads`` threads.
+    Correct work must never lose marks to the machine: when the first grading saw
+    something that may be the machine's doing rather than the code's (a kernel that died
+    or failed to start, a cell stopped at a time limit, a course cell that failed, a
+    grading process that ended without a result — ``Outcome.abnormal``), the submission
+    is graded again, from scratch, before anything is recorded. The attempt with the
+    higher score is kept (on a tie, one without anything abnormal, else the later one);
+    both attempts are in ``Outcome.attempts``, for the instructor's report.
+    """
+    workspace = scratch / f"{student}--{assignment}"
+    if workspace.exists():
+        shutil.rmtree(workspace)
+    first = run_worker(course, student, assignment, snapshot, timeout, workspace / "first",
+                       threads)
+    if not first.abnormal:
+        return first, workspace / "first" / GRADED_FOLDER
+    second = run_worker(course, student, assignment, snapshot, timeout, workspace / "second",
+                        threads)
+    kept, folder = max([(first, "first"), (second, "second")],
+                       key=lambda entry: (entry[0].score, not entry[0].abnormal,
+                                          entry[1] == "second"))
+    kept.attempts = [{"score": attempt.score, "abnormal": attempt.abnormal,
+                      "verdicts": {c.grade_id: c.status for c in attempt.cells},
+                      "kept": attempt is kept} for attempt in (first, second)]
+    return kept, workspace / folder / GRADED_FOLDER
+
+
+def run_worker(course: Course, student: str, assignment: str, snapshot: Path, timeout: int,
+               workspace: Path, threads: int = 1) -> Outcome:
+    """Grade one submission once, in a child process working in ``workspace``; never
+    raises for the submission's faults.
+
+    The graded notebooks are left in ``<workspace>/graded`` for the writer to record. The
+    notebook's kernel computes on ``threads`` threads.
     """
     def cells() -> dict:     # read only when the submission cannot be graded
         return expected_cells(f"sqlite:///{snapshot}", assignment)
 
-    workspace = scratch / f"{student}--{assignment}"
     if workspace.exists():
         shutil.rmtree(workspace)
     workspace.mkdir(parents=True)
@@ -182,7 +213,7 @@ def run_worker(course: Course, student: str, assignment: str, snapshot: Path, ti
     if zygote is not None:
         argv += ["--zygote", str(zygote.folder)]
     # Each run of the notebook may take `timeout`; a dead kernel costs a fresh run.
-    wall = timeout * (ExecuteSurvivingCrashes.max_kernel_deaths.default_value + 1) \
+    wall = timeout * (ExecuteSurvivingCrashes.max_fresh_runs.default_value + 2) \
         + STARTUP_ALLOWANCE
     # The worker's messages go to a file, not a pipe: a process the submission left behind
     # could hold a pipe open, and reading it would wait for that process.
@@ -204,12 +235,13 @@ def run_worker(course: Course, student: str, assignment: str, snapshot: Path, ti
         lines = log.read_text(errors="replace").strip().splitlines() if log.exists() else []
         last = lines[-1].split(":")[0] if lines else "no message"   # no paths, no details
         return _ungraded(student, assignment, cells(), NOT_RUN,
-                         f"the grader failed on this submission ({last[:80]})")
+                         f"the grader failed on this submission ({last[:80]}; its "
+                         f"process ended with {describe_exit(returncode)})")
     return Outcome.from_json(output.read_text())
 
 
 def _ungraded(student: str, assignment: str, cells: dict, status: str, reason: str) -> Outcome:
-    return Outcome(student, assignment, reasons=[reason],
+    return Outcome(student, assignment, reasons=[reason], abnormal=[reason],
                    cells=[CellResult(grade_id, notebook, 0.0, float(max_score), status, reason)
                           for notebook, grade_cells in cells.items()
                           for grade_id, max_score in grade_cells])
@@ -355,18 +387,18 @@ def grade(course: Course, assignments: list[str] | None = None, jobs: int = 1,
                 # Local kernels share this machine's cores; a cluster's workers, whose
                 # machines this process does not know, give each kernel one.
                 threads = sandbox.Limits.threads_for(jobs) if scheduler is None else 1
-                futures = {client.submit(run_worker, course, s.student, s.assignment, snapshot,
-                                         timeout, scratch, threads, pure=False,
+                futures = {client.submit(grade_submission, course, s.student, s.assignment,
+                                         snapshot, timeout, scratch, threads, pure=False,
                                          key=f"grade-{i}"): s
                            for i, s in enumerate(todo)}
                 for future in tqdm(as_completed(futures), total=len(futures), desc="grading",
                                    unit="submission", disable=not progress):
                     submission = futures[future]
-                    outcome = future.result()
+                    outcome, graded = future.result()
                     outcome.fingerprint = submission.fingerprint
-                    workspace = scratch / f"{submission.student}--{submission.assignment}"
-                    record(course, outcome, workspace / GRADED_FOLDER, gradebook)
-                    shutil.rmtree(workspace, ignore_errors=True)
+                    record(course, outcome, graded, gradebook)
+                    shutil.rmtree(scratch / f"{submission.student}--{submission.assignment}",
+                                  ignore_errors=True)
                     outcomes.append(outcome)
         finally:
             if scheduler is None:     # the local workers' zygotes: their threads are gone

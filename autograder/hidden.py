@@ -162,6 +162,11 @@ class Call:
     gradients of a random
     weighted sum of the outputs with respect to every floating-point tensor argument and
     every parameter of the instance. ``seed`` seeds torch before the call on both sides.
+
+    ``stand_ins`` isolate parts of the student's code (see :class:`StandIn`), but only
+    parts it calls: code that computes a part itself instead of calling it is run again
+    without stand-ins, and judged against ``inline`` — the reference computed end to end
+    with the same weights (called like ``expect``). Every call with stand-ins needs it.
     """
 
     label: str
@@ -176,12 +181,16 @@ class Call:
     instance: Module | None = None
     seed: int = 0
     expect_error: str | None = None
+    inline: Callable[..., Any] | None = None
 
     def __post_init__(self):
         if sum(x is not None for x in (self.expect, self.same_as, self.check,
                                        self.expect_error)) > 1:
             raise ValueError(f"{self.label}: give at most one of expect=, same_as=, check=, "
                              "expect_error=")
+        if self.stand_ins and self.expect is not None and self.inline is None:
+            raise ValueError(f"{self.label}: a call with stand-ins needs inline=, the "
+                             "reference for code that computes those parts itself")
 
 
 class Suite:
@@ -249,33 +258,42 @@ class Expected:
     grads: list[torch.Tensor | None] = field(default_factory=list)
     parameters: list[str] = field(default_factory=list)
     parameter_grads: list[torch.Tensor | None] = field(default_factory=list)
+    inline: Expected | None = None        # for code that computes the stand-ins' parts
 
 
 def _value(output: Any) -> torch.Tensor:
     return output.value if isinstance(output, Partial) else output
 
 
-def _run_reference(call: Call, helpers: dict, grad: bool):
-    """(outputs, tensor args, reference instance) of the reference on fresh inputs."""
+def _run_reference(call: Call, helpers: dict, grad: bool, inline: bool = False):
+    """(outputs, tensor args, reference instance) of the reference (``call.inline`` with
+    ``inline``) on fresh inputs."""
     args = [_grader_value(a, helpers) for a in call.args]
     kwargs = {k: _grader_value(a, helpers) for k, a in call.kwargs.items()}
     if grad:
         args = [a.requires_grad_(a.is_floating_point()) if isinstance(a, torch.Tensor) else a
                 for a in args]
     instance = call.instance.build_reference() if call.instance is not None else None
+    reference = call.inline if inline else call.expect
     probe.seed(call.seed)
-    outputs = _tuple(call.expect(*args, **kwargs) if instance is None
-                     else call.expect(instance, *args, **kwargs))
+    outputs = _tuple(reference(*args, **kwargs) if instance is None
+                     else reference(instance, *args, **kwargs))
     return outputs, args, instance
 
 
 def _expected(call: Call, index: int, helpers: dict) -> Expected:
     if call.expect is None:
         return Expected(call)
-    outputs, _, instance = _run_reference(call, helpers, grad=False)
-    outputs = tuple(o.detach() for o in outputs)
-    if not call.gradients:
-        return Expected(call, outputs)
+    expected = _reference_answer(call, helpers, lambda outputs: _mix(outputs, index))
+    if call.inline is not None:
+        expected.inline = _reference_answer(call, helpers, lambda _: expected.mix,
+                                            inline=True)
+    return expected
+
+
+def _mix(outputs: tuple, index: int) -> list[torch.Tensor]:
+    """Random weights of each output's entries (zero where an output is unspecified):
+    gradients are compared for sum(output * mix)."""
     generator = torch.Generator().manual_seed(1000 + index)
     mix = []
     for output in outputs:
@@ -285,8 +303,24 @@ def _expected(call: Call, index: int, helpers: dict) -> Expected:
             continue
         weights = torch.randn(value.shape, generator=generator, dtype=value.dtype)
         mix.append(weights * output.known if isinstance(output, Partial) else weights)
+    return mix
+
+
+def _reference_answer(call: Call, helpers: dict, mix_of: Callable[[tuple], list],
+                      inline: bool = False) -> Expected:
+    """The reference's outputs (``call.inline``'s with ``inline``) and, if the call
+    compares gradients, the gradients of sum(output * mix), ``mix_of(outputs)``: the
+    kernel gets one mix, so ``inline`` uses the same as ``expect``."""
+    outputs, _, instance = _run_reference(call, helpers, grad=False, inline=inline)
+    outputs = tuple(o.detach() for o in outputs)
+    if not call.gradients:
+        return Expected(call, outputs)
+    if inline and any(isinstance(o, Partial) for o in outputs):
+        raise ValueError(f"{call.label}: gradients are not compared for partially "
+                         "specified inline outputs")
+    mix = mix_of(outputs)
     names = [name for name, _ in instance.named_parameters()] if instance is not None else []
-    results, args, instance = _run_reference(call, helpers, grad=True)
+    results, args, instance = _run_reference(call, helpers, grad=True, inline=inline)
     loss = sum((_value(o) * m).sum() for o, m in zip(results, mix, strict=True))
     leaves = [a for a in args if isinstance(a, torch.Tensor) and a.requires_grad]
     parameters = list(instance.parameters()) if instance is not None else []
@@ -339,7 +373,8 @@ def _kernel_case(e: Expected) -> dict:
             "kwargs": {k: _kernel_value(a) for k, a in call.kwargs.items()},
             "instance": _kernel_value(call.instance) if call.instance is not None else None,
             "mix": e.mix, "parameters": e.parameters, "seed": call.seed,
-            "stand_ins": {path: s.kernel_spec() for path, s in call.stand_ins.items()}}
+            "stand_ins": {path: s.kernel_spec() for path, s in call.stand_ins.items()},
+            "inline": e.inline is not None}
 
 
 def write_cases(suite_path: Path, folder: Path) -> None:
@@ -440,6 +475,10 @@ def _outputs(report: Any, count: int, what: str) -> list:
 
 def _check_call(e: Expected, observation: dict, seen: dict[str, dict]) -> None:
     call, what = e.call, e.call.label
+    if observation.get("inline"):
+        if e.inline is None:
+            raise Mismatch(f"{what}: the report is malformed")
+        e = e.inline      # the student's code computed the stand-ins' parts itself
     if call.expect_error is not None:
         _check_error(call.expect_error, observation, what)
         return
@@ -486,7 +525,8 @@ def _check_call(e: Expected, observation: dict, seen: dict[str, dict]) -> None:
         except Mismatch:
             raise Mismatch(f"{what}: tensor argument {position + 1} was modified in "
                            "place") from None
-    _check_stand_ins(call, observation.get("stand_in_calls", {}), what)
+    if not observation.get("inline"):
+        _check_stand_ins(call, observation.get("stand_in_calls", {}), what)
     if e.mix is not None:
         _check_gradients(e, observation.get("gradients"), what)
 

@@ -59,6 +59,19 @@ class ReadyKernelClient(AsyncKernelClient):
     wait_for_ready = _async_wait_for_ready
 
 
+def exit_status(manager) -> int | None:
+    """How the kernel process of ``manager`` ended: its exit status, minus the signal's
+    number if a signal killed it (as :attr:`subprocess.Popen.returncode`), or None if it
+    has not ended or cannot be known."""
+    process = getattr(getattr(manager, "provisioner", None), "process", None)
+    if process is None:
+        return None
+    try:
+        return process.wait(timeout=1.0)      # it has ended, or is ending: nbclient saw it
+    except Exception:   # noqa: BLE001 - still running, or not a Popen: nothing to say
+        return None
+
+
 class ReadyKernelManager(AsyncKernelManager):
     """:class:`~jupyter_client.manager.AsyncKernelManager` that sees a kernel end within
     milliseconds rather than at its next check a tenth of a second later."""

@@ -14,9 +14,9 @@ from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPrep
 from traitlets.config import Config
 
 from .defaults import DEFAULT_TIMEOUT
+from .execute import ExecuteSurvivingCrashes
 from .preprocessors import (
     CheckCellMetadataCompiled,
-    ExecuteSurvivingCrashes,
     HideHiddenTests,
     JudgeHiddenTests,
     LimitOutputSize,

@@ -36,6 +36,12 @@ class Outcome:
     reasons: list[str] = field(default_factory=list)
     seconds: float = 0.0
     fingerprint: str = ""     # of the submitted files and the tests it was graded with
+    # What went wrong while grading that may not be the submission's doing (a kernel that
+    # died or failed to start, a cell past its time limit, ...): such a submission is
+    # graded again before anything is recorded (see autograder.grading).
+    abnormal: list[str] = field(default_factory=list)
+    # When it was graded twice: each attempt's score and what went wrong in it.
+    attempts: list[dict] = field(default_factory=list)
 
     @property
     def score(self) -> float:

@@ -7,22 +7,19 @@ from __future__ import annotations
 
 import copy
 import json
-import math
 import re
 import shutil
-import time
 import traceback
 from pathlib import Path
 
 import nbformat
 from jsonschema import exceptions, validators
 from jsonschema.protocols import Validator
-from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbformat import NotebookNode
 from nbformat.v4 import new_output
 from nbgrader.nbgraderformat import MetadataValidator, ValidationError
 from nbgrader.nbgraderformat.common import BaseMetadataValidator
-from nbgrader.preprocessors import CheckCellMetadata, Execute, NbGraderPreprocessor
+from nbgrader.preprocessors import CheckCellMetadata, NbGraderPreprocessor
 from nbgrader.utils import is_grade
 from traitlets import Integer, Unicode
 
@@ -137,116 +134,6 @@ class HideHiddenTests(NbGraderPreprocessor):
                 message = f"{output.ename}: {output.evalue}" if output.evalue else output.ename
                 output.traceback = [message]
         return cell, resources
-
-
-KERNEL_DIED = "KernelDied"
-KERNEL_STUCK = "CellWouldNotStop"
-OUT_OF_TIME = "NotebookOutOfTime"
-DEMO_TAG = "demo"     # a course cell that only demonstrates (trains, plots): not run to grade
-LONG_TAG = "long"     # a test cell that trains a model: may use half the notebook's time
-
-
-class _KernelStuck(Exception):
-    """A cell ran past its time limit and the kernel did not stop when interrupted."""
-
-
-class ExecuteSurvivingCrashes(Execute):
-    """nbgrader's Execute, except that a dead kernel costs only the cell that killed it.
-
-    When the kernel dies in a cell (``os._exit``, a segfault, the memory limit), the notebook
-    is run again from the start in a fresh kernel with that cell replaced by an error, so
-    every other cell still runs and is graded. A cell that runs past its time limit and
-    does not stop when interrupted (it ignores the signal, or holds the interpreter in C
-    code) is treated the same way: its kernel is killed, and the notebook runs again
-    without it. After ``max_kernel_deaths`` such restarts, the cell that caused the last
-    one and every cell after it get the error.
-
-    Course cells tagged ``demo`` (a long training run that only draws a picture) are not
-    run: no test depends on them, and grading should not pay for them. A cell tagged
-    ``long`` (a test that trains the student's model) may use half of ``notebook_timeout``
-    instead of ``timeout``. The tags come from the release (see :class:`RestoreCourseCells`),
-    so a student can only skip or lengthen cells of their own this way.
-    """
-
-    max_kernel_deaths = Integer(4, help="Fresh runs allowed after a dead kernel").tag(config=True)
-    notebook_timeout = Integer(0, help="Seconds one run of the notebook may take in all "
-                               "(0: no limit); a cell may also take at most `timeout`").tag(
-                                   config=True)
-
-    def preprocess(self, nb: NotebookNode, resources: dict | None = None, km=None):
-        pristine = copy.deepcopy(nb)
-        self._fatal: set[int] = set()
-        self._stuck: set[int] = set()
-        self._skip_from: int | None = None
-        self._cell_limit = self.timeout
-        shutdown = self.shutdown_kernel
-        for deaths in range(self.max_kernel_deaths + 2):
-            self._running: int | None = None
-            self._deadline = (time.monotonic() + self.notebook_timeout
-                              if self.notebook_timeout else None)
-            self.shutdown_kernel = shutdown
-            try:
-                return super().preprocess(copy.deepcopy(pristine), resources, km)
-            except (DeadKernelError, _KernelStuck) as error:
-                if self._running is None:
-                    raise
-                if deaths >= self.max_kernel_deaths:
-                    self._skip_from = self._running
-                elif isinstance(error, _KernelStuck):
-                    self._stuck.add(self._running)
-                else:
-                    self._fatal.add(self._running)
-                self.log.warning("The kernel %s in cell %d; running the notebook again "
-                                 "without it", "would not stop" if isinstance(
-                                     error, _KernelStuck) else "died", self._running)
-        raise DeadKernelError("the kernel kept dying")
-
-    def preprocess_cell(self, cell: NotebookNode, resources: dict, index: int):
-        if index in self._stuck and cell.cell_type == "code":
-            reason = ("the cell ran past the time limit and did not stop when interrupted, "
-                      "so its kernel was stopped and the notebook was run again without it")
-            cell.outputs = [new_output("error", ename=KERNEL_STUCK, evalue=reason,
-                                       traceback=[f"{KERNEL_STUCK}: {reason}"])]
-            cell.execution_count = None
-            return cell, resources
-        if index in self._fatal or (self._skip_from is not None and index >= self._skip_from):
-            if cell.cell_type == "code":
-                reason = ("the kernel died while running this cell (the code exited, crashed "
-                          "or ran out of memory)" if index in self._fatal or
-                          index == self._skip_from else "a cell before it kept killing the "
-                          "kernel")
-                cell.outputs = [new_output("error", ename=KERNEL_DIED, evalue=reason,
-                                           traceback=[f"{KERNEL_DIED}: {reason}"])]
-                cell.execution_count = None
-            return cell, resources
-        if cell.cell_type == "code" and DEMO_TAG in cell.metadata.get("tags", []) \
-                and not is_grade(cell) and not cell.metadata.get("nbgrader", {}).get("solution"):
-            cell.outputs = [new_output("stream", name="stdout",
-                                       text="(a demonstration: not run when grading)\n")]
-            cell.execution_count = None
-            return cell, resources
-        if cell.cell_type == "code" and self._deadline is not None:
-            remaining = self._deadline - time.monotonic()
-            if remaining <= 0:
-                reason = (f"the notebook used up its time limit of {self.notebook_timeout} s "
-                          "before this cell could run")
-                cell.outputs = [new_output("error", ename=OUT_OF_TIME, evalue=reason,
-                                           traceback=[f"{OUT_OF_TIME}: {reason}"])]
-                cell.execution_count = None
-                return cell, resources
-            cell_limit = self._cell_limit
-            if LONG_TAG in cell.metadata.get("tags", []) and self.notebook_timeout:
-                cell_limit = max(cell_limit, self.notebook_timeout // 2)
-            limits = [limit for limit in (cell_limit, remaining) if limit]
-            self.timeout = max(1, math.ceil(min(limits)))
-        self._running = index
-        try:
-            result = super().preprocess_cell(cell, resources, index)
-        except CellTimeoutError:           # interrupted, yet no end of the cell came back
-            self.shutdown_kernel = "immediate"       # kill it; do not wait for it
-            raise _KernelStuck(f"cell {index}") from None
-        self._running = None
-        return result
 
 
 class RestoreCourseCells(NbGraderPreprocessor):

@@ -126,9 +126,11 @@ class _StandIn:
         self.table = spec.get("table")
         self.name = name.removeprefix(_SELF)
         self.calls: list[list[dict]] = []
+        self.count = 0          # every call, a table's included (whose arguments it matches)
 
     def __call__(self, *args, **kwargs):
         given = [*args, *kwargs.values()]
+        self.count += 1
         if self.table is not None:
             return self._look_up(given)
         self.calls.append([encode(a) for a in given])
@@ -221,8 +223,10 @@ def _owner(path: str, instance: Any, namespace: dict) -> tuple[Any, str]:
     return owner, attribute
 
 
-def _call(case: dict, namespace: dict, grad: bool) -> tuple[Any, list, dict, Any, list]:
-    """Run one case on fresh copies of its inputs; stand-ins are removed afterwards.
+def _call(case: dict, namespace: dict, grad: bool,
+          stand_in: bool = True) -> tuple[Any, list, dict, Any, list]:
+    """Run one case on fresh copies of its inputs, with its stand-ins in place (none
+    without ``stand_in``); stand-ins are removed afterwards.
 
     Returns (result, args, stand-ins, instance, forbidden functions called).
     """
@@ -239,7 +243,8 @@ def _call(case: dict, namespace: dict, grad: bool) -> tuple[Any, list, dict, Any
         target = getattr(instance, function)
     else:
         target = namespace[function]
-    stand_ins = {path: _StandIn(spec, path) for path, spec in case.get("stand_ins", {}).items()}
+    stand_ins = {path: _StandIn(spec, path) for path, spec in case.get("stand_ins", {}).items()
+                 if stand_in}
     saved = []
     for path, stand_in in stand_ins.items():
         owner, attribute = _owner(path, instance, namespace)
@@ -273,34 +278,54 @@ def _parameters(instance: Any, names: list[str]) -> list:
 
 
 def observe(case: dict, namespace: dict) -> dict:
-    """What the student's code does on one case, as plain data."""
+    """What the student's code does on one case, as plain data.
+
+    A case with stand-ins isolates a part of the student's code: the parts it calls are
+    replaced. If the code does not call every one of them — it computes that part itself,
+    as the contract allows — the case runs again without any stand-in, and the observation
+    says so (``"inline"``): the grader then compares it with the reference computed end
+    to end with the same weights.
+    """
     function = case["function"]
     if isinstance(function, str) and not case.get("instance") \
             and not callable(namespace.get(function)):
         return {"error": f"NameError: {function} is not defined"}
     if case.get("instance") and not callable(namespace.get(case["instance"]["module"])):
         return {"error": f"NameError: {case['instance']['module']} is not defined"}
+    observation = _observation(case, namespace, stand_in=True)
+    unused = observation.pop("not_called", [])
+    if unused and case.get("inline"):
+        return {**_observation(case, namespace, stand_in=False), "inline": True,
+                "not_called": unused}
+    return observation
+
+
+def _observation(case: dict, namespace: dict, stand_in: bool) -> dict:
+    """One run of a case (with its stand-ins, or none), its gradients after; with
+    stand-ins, ``"not_called"`` lists those the code never called."""
     seed(case.get("seed", 0))
     try:
-        result, args, stand_ins, _, forbidden = _call(case, namespace, grad=False)
+        result, args, stand_ins, _, forbidden = _call(case, namespace, grad=False,
+                                                      stand_in=stand_in)
     except Exception as error:        # the student's code raised: report, do not judge
         return {"error": _message(error)}
     observation = {"outputs": encode(result),
                    "inputs_after": [encode(a) if isinstance(a, torch.Tensor) else None
                                     for a in args],
                    "stand_in_calls": {path: s.calls for path, s in stand_ins.items()},
+                   "not_called": [path for path, s in stand_ins.items() if s.count == 0],
                    "forbidden": forbidden}
     if case.get("mix") is not None:
-        observation["gradients"] = _gradients(case, namespace)
+        observation["gradients"] = _gradients(case, namespace, stand_in)
     return observation
 
 
-def _gradients(case: dict, namespace: dict) -> dict:
+def _gradients(case: dict, namespace: dict, stand_in: bool = True) -> dict:
     """Gradients of sum(output * mix) with respect to every floating-point argument and
     every parameter of the instance named in ``case["parameters"]``."""
     seed(case.get("seed", 0))
     try:
-        result, args, _, instance, _ = _call(case, namespace, grad=True)
+        result, args, _, instance, _ = _call(case, namespace, grad=True, stand_in=stand_in)
         outputs = result if isinstance(result, tuple) else (result,)
         loss = sum((o * m).sum() for o, m in zip(outputs, case["mix"], strict=True))
         inputs = [a for a in args if isinstance(a, torch.Tensor) and a.requires_grad]

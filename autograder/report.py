@@ -151,6 +151,23 @@ marks; {{ b.diagnoses|length }} lost points.</p>
 {% if unexplained %}<p>Not explained by the catalogue (worth a look, and maybe a new mutant):
 {{ unexplained|join(", ") }}.</p>{% endif %}
 
+<h2>Graded twice</h2>
+{% set twice = b.outcomes|selectattr("attempts")|list %}
+{% if twice %}<p>Something abnormal happened while these submissions were graded (a kernel
+that died or failed to start, a cell stopped by the wall clock, a course cell that failed):
+each was graded again before anything was recorded, and the attempt with more points kept.
+Where the two attempts disagree, look at what happened.</p>
+<table><tr><th>student</th><th>attempt</th><th>score</th><th>kept</th><th>tests that differ</th>
+<th>what happened</th></tr>
+{% for o in twice %}{% for a in o.attempts %}{% set other = o.attempts[1 - loop.index0] %}
+<tr><td>{{ o.student }}</td><td class="n">{{ loop.index }}</td>
+<td class="n">{{ "%g"|format(a.score) }}</td><td>{{ "yes" if a.kept else "" }}</td>
+<td>{% for test, status in a.verdicts.items() if other.verdicts.get(test) != status -%}
+{{ test }}: {{ status }}{{ "; " if not loop.last }}{% endfor %}</td>
+<td>{{ a.abnormal|join("; ") or "nothing" }}</td></tr>
+{% endfor %}{% endfor %}</table>
+{% else %}<p>Every submission was graded once: nothing abnormal happened.</p>{% endif %}
+
 {% for key, title, alt in sections %}<h2>{{ title }}</h2>
 <img alt="{{ alt }}" src="data:image/png;base64,{{ plots[key] }}">
 {% endfor %}

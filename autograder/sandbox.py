@@ -199,6 +199,11 @@ def install(scratch: Path, workdir: Path, limits: Limits = Limits(),
             "display_name": "Python 3 (autograder sandbox)", "interrupt_mode": "message"}
     (spec_dir / "kernel.json").write_text(json.dumps(spec, indent=1))
 
+    # Cells are limited by the CPU time of the kernel (autograder.execute), found by its
+    # own user (a root grader's kernels have one) or the marker in its environment.
+    c.ExecuteSurvivingCrashes.kernel_uid = sandbox_uid() if os.geteuid() == 0 else -1
+    c.ExecuteSurvivingCrashes.kernel_marker = f"{SUBMISSION_VARIABLE}={workdir}"
+    c.ExecuteSurvivingCrashes.threads = limits.threads
     c.ShipHiddenCases.sandbox_folder = str(folder)
     c.JudgeHiddenTests.sandbox_folder = str(folder)
     c.Execute.kernel_name = KERNEL_NAME

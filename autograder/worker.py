@@ -23,14 +23,9 @@ from nbgrader.api import Gradebook, MissingEntry
 
 from . import sandbox
 from .course import Course
+from .execute import KERNEL_DIED, KERNEL_STUCK, TIME_LIMIT_ERRORS, WALL_CLOCK_ERRORS
 from .outcome import FAILED, NOT_RUN, PASSED, TIMED_OUT, CellResult, Outcome
-from .preprocessors import (
-    DETAILS_PREFIX,
-    HIDDEN_FAILURE,
-    KERNEL_DIED,
-    KERNEL_STUCK,
-    OUT_OF_TIME,
-)
+from .preprocessors import DETAILS_PREFIX, HIDDEN_FAILURE
 from .scratch_gradebook import scratch_databases
 from .zygote import Zygote
 
@@ -69,9 +64,11 @@ def _error_of(cell) -> tuple[str, str] | None:
     errors = [o for o in cell.get("outputs", []) if o.output_type == "error"]
     if not errors:
         return None
-    if any(o.ename == "CellTimeoutError" for o in errors):
-        return TIMED_OUT, "the cell ran past the time limit and was stopped"
-    if errors[0].ename in (OUT_OF_TIME, KERNEL_STUCK):
+    stopped = [o for o in errors if o.ename in TIME_LIMIT_ERRORS]
+    if stopped:
+        return TIMED_OUT, (stopped[-1].evalue or
+                           "the cell ran past the time limit and was stopped")[:_MESSAGE_LIMIT]
+    if errors[0].ename == KERNEL_STUCK:
         return TIMED_OUT, errors[0].evalue
     if errors[0].ename == KERNEL_DIED:
         return NOT_RUN, errors[0].evalue
@@ -136,6 +133,42 @@ def answer_errors(notebook: Path) -> list[str]:
             else:
                 problems.append(f"{where} raised {message}"[:_MESSAGE_LIMIT])
     return problems
+
+
+def _events(path: Path) -> list[str]:
+    """What :class:`~autograder.execute.ExecuteSurvivingCrashes` wrote to ``path``."""
+    if not path.exists():
+        return []
+    found = []
+    for line in path.read_text().splitlines():
+        event = json.loads(line)
+        found.append(f"{event['notebook']}: {event['event']}"[:_MESSAGE_LIMIT])
+    return found
+
+
+def irregular_cells(notebook: Path) -> list[str]:
+    """Cells whose verdict the machine may have decided rather than the code: a cell
+    stopped by the wall clock (the computing limits do not depend on the load), and a
+    course cell (the release's, neither an answer nor a test) that failed — course cells
+    are written to run, so the grading went wrong, or the student's code broke them
+    (grading again tells which)."""
+    found = []
+    for index, cell in enumerate(nbformat.read(notebook, as_version=4).cells):
+        if cell.cell_type != "code":
+            continue
+        error = _error_of(cell)
+        if error is None:
+            continue
+        meta = cell.metadata.get("nbgrader", {})
+        name = meta.get("grade_id") or f"cell {index}"
+        course_cell = meta and not meta.get("grade") and not meta.get("solution")
+        wall_clock = any(o.get("ename") in WALL_CLOCK_ERRORS for o in cell.get("outputs", []))
+        if wall_clock:
+            found.append(f"{notebook.stem}: {name} was stopped by the wall clock")
+        elif course_cell and error[0] != TIMED_OUT:
+            found.append(f"{notebook.stem}: the course's cell {name} failed ({error[1]})"
+                         [:_MESSAGE_LIMIT])
+    return found
 
 
 def copy_regular_files(source: Path, target: Path) -> list[str]:
@@ -230,6 +263,8 @@ def grade_in_scratch(course: Course, assignment: str, student: str, gradebook: P
             sandboxed.RestoreCourseCells.release_root = str(course.release.resolve())
             sandboxed.ShipHiddenCases.suite_root = str(course.source.resolve())
             sandboxed.ExecuteSurvivingCrashes.enabled = execute
+            events = Path(scratch_dir) / "execution-events.jsonl"
+            sandboxed.ExecuteSurvivingCrashes.events_file = str(events)
             try:
                 result = scratch.api(timeout=timeout, extra=sandboxed).autograde(
                     assignment, student, force=True, create=True)
@@ -240,10 +275,13 @@ def grade_in_scratch(course: Course, assignment: str, student: str, gradebook: P
                     zygote.clear()
             if not result["success"]:
                 outcome.reasons.append(_nbgrader_failure(result))
+                outcome.abnormal.append(f"nbgrader could not grade: {outcome.reasons[-1]}")
+            outcome.abnormal.extend(_events(events))
         graded_dir = scratch.autograded / student / assignment
         outcome.cells = _collect_cells(scratch, graded_dir, cells, assignment, student)
         for notebook in sorted(graded_dir.glob("*.ipynb")):
             outcome.reasons.extend(answer_errors(notebook))
+            outcome.abnormal.extend(irregular_cells(notebook))
         # With a workspace, the graded notebooks are left there for the one writer to
         # record (autograder.grading); without one, they go into the course directly.
         target = workspace / GRADED_FOLDER if workspace else \

@@ -2,13 +2,16 @@
 
 Jupyter starts this as the notebook's kernel process: it asks the zygote for a kernel with
 Jupyter's connection file, hands over its standard streams, and lives exactly as long as
-that kernel — it exits with the kernel's status, and when Jupyter kills it, the zygote
-kills the kernel. Standard library only, so it starts in milliseconds (``python -I -S``).
+that kernel — it ends as the kernel ended (with its exit status, or killed by the same
+signal), and when Jupyter kills it, the zygote kills the kernel. Standard library only,
+so it starts in milliseconds (``python -I -S``).
 
     python -I -S zygote_client.py SOCKET REQUEST_JSON CONNECTION_FILE
 """
 
 import json
+import os
+import signal
 import socket
 import sys
 
@@ -28,7 +31,11 @@ def main() -> int:
             return 1
         reply = json.loads(data)
         if "exit" in reply:
-            return int(reply["exit"])
+            code = int(reply["exit"])
+            if code < 0:        # killed by signal -code: so is this process
+                signal.signal(-code, signal.SIG_DFL)
+                os.kill(os.getpid(), -code)
+            return code
 
 
 if __name__ == "__main__":

@@ -84,8 +84,11 @@ def notebook(name: str) -> dict:
 def test_a_table_stand_in_answers_every_correct_way_of_calling_it():
     x = torch.randn(3, 4)
     mask = torch.tensor([[True, False, True, True]] * 3)
+    def outer(x, mask):
+        return torch.where(mask, 2 * x, 0 * x) + 1
+
     call = Call("table", "outer", (x, mask), stand_ins=table_stand_in(x, mask),
-                expect=lambda x, mask: torch.where(mask, 2 * x, 0 * x) + 1, gradients=False)
+                expect=outer, inline=outer, gradients=False)
     for name in ("all_at_once", "row_by_row", "shared_mask"):
         namespace = notebook(name)
         assert verdict(call, namespace) is None, name
@@ -132,3 +135,77 @@ def test_the_cases_file_is_read_again_only_when_it_changes(tmp_path, monkeypatch
     assert probe._all_cases()["test-a"] == [{"label": "forged"}]
     torch.save({"test-a": [{"label": "rewritten in place, longer"}]}, probe.CASES_FILE)
     assert probe._all_cases()["test-a"] == [{"label": "rewritten in place, longer"}]
+
+
+# A module with a part the student may call, or compute themselves (the contract allows
+# both): Twice.forward = 2 * part(x).
+class Part(nn.Module):
+    def __init__(self, d):
+        super().__init__()
+        self.linear = nn.Linear(d, d)
+
+    def forward(self, x):
+        return self.linear(x)
+
+
+class Twice(nn.Module):
+    def __init__(self, d):
+        super().__init__()
+        self.part = Part(d)
+
+    def forward(self, x):
+        return 2 * self.part(x)
+
+
+class TwiceInline(Twice):
+    """Computes the part itself: never calls self.part."""
+
+    def forward(self, x):
+        return 2 * (x @ self.part.linear.weight.T + self.part.linear.bias)
+
+
+class TwiceInlineWrong(Twice):
+    def forward(self, x):
+        return 2 * (x @ self.part.linear.weight + self.part.linear.bias)   # W not transposed
+
+
+class TwiceCallingWrong(Twice):
+    def forward(self, x):
+        return 3 * self.part(x)
+
+
+def _isolated_call() -> Call:
+    torch.manual_seed(5)
+    state = {k: v.clone() for k, v in Twice(3).state_dict().items()}
+    x, fixed = torch.randn(2, 3), torch.randn(2, 3)
+    return Call("Twice with a stand-in part", "forward", (x,),
+                expect=lambda module, x: 2 * fixed, inline=lambda module, x: module(x),
+                instance=Module("Twice", (3,), state, Twice), gradients=False,
+                stand_ins={"self.part.forward": StandIn((x,), fixed)})
+
+
+def test_a_stand_in_isolates_a_part_only_when_the_code_calls_it():
+    call = _isolated_call()
+    assert verdict(call, {"Twice": Twice}) is None                 # calls the stand-in
+    assert verdict(call, {"Twice": TwiceInline}) is None           # computes it, rightly
+    assert "values differ" in verdict(call, {"Twice": TwiceInlineWrong})
+    assert "values differ" in verdict(call, {"Twice": TwiceCallingWrong})
+
+
+def test_the_probe_says_when_it_ran_a_case_again_without_its_stand_ins():
+    expected = hidden._expected(_isolated_call(), 0, dict(probe.HELPERS))
+    case = hidden._kernel_case(expected)
+    inline = probe.observe(case, {"Twice": TwiceInline})
+    assert inline["inline"] is True and inline["not_called"] == ["self.part.forward"]
+    assert "inline" not in probe.observe(case, {"Twice": Twice})
+
+
+def test_a_call_with_stand_ins_must_say_how_to_judge_inline_code():
+    call = _isolated_call()
+    try:
+        Call(call.label, call.function, call.args, expect=call.expect,
+             instance=call.instance, stand_ins=call.stand_ins)
+    except ValueError as error:
+        assert "inline=" in str(error)
+    else:
+        raise AssertionError("a call with stand-ins and no inline= was accepted")

@@ -182,14 +182,16 @@ def ref_sequence_loss(logits, targets, pad_id=0):
     return torch.stack(terms).sum() / len(terms)
 
 
-def ref_train_epoch(model, optimizer, batches, pad_id=0, clip=1.0):
-    """The reference loop, with the surrogate loss the hidden case gives ``train_epoch``."""
+def ref_train_epoch(model, optimizer, batches, pad_id=0, clip=1.0, loss_function=None):
+    """The reference loop, with the surrogate loss the hidden case gives ``train_epoch``
+    (or ``loss_function``)."""
+    loss_function = loss_function or surrogate_loss
     model.train()
     losses = []
     for batch in batches:
         optimizer.zero_grad()
         logits, _ = model(batch.src, batch.src_lengths, batch.tgt_in)
-        loss = surrogate_loss(logits, batch.tgt_out, pad_id)
+        loss = loss_function(logits, batch.tgt_out, pad_id)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), clip)
         optimizer.step()
@@ -322,6 +324,15 @@ def step_with_context(context):
     return expect
 
 
+def decoder_step(module, y_prev, s_prev, enc_outputs, src_mask):
+    """The step with the module's own attention (for a step that computes it itself)."""
+    return module.step(y_prev, s_prev, enc_outputs, src_mask)
+
+
+def decoder_forward(module, tgt_in, s0, enc_outputs, src_mask):
+    return module(tgt_in, s0, enc_outputs, src_mask)
+
+
 @SUITE.test("test-decoder-step", seed=505)
 def decoder_step_cases(g):
     for k, (lengths, S, V, E, Denc, D, A) in enumerate([([3, 5], 5, 9, 4, 6, 5, 3),
@@ -337,7 +348,7 @@ def decoder_step_cases(g):
                    "be asked with the previous state s_prev, the encoder outputs and the "
                    "mask; s = rnn([e; c], s_prev); logits = out([s; c; e])", "step",
                    (y_prev, s_prev, enc_outputs, mask), expect=step_with_context(context),
-                   instance=decoder(50 + k, V, E, Denc, D, A),
+                   instance=decoder(50 + k, V, E, Denc, D, A), inline=decoder_step,
                    stand_ins={"self.attention.forward": StandIn(
                        (s_prev, enc_outputs, mask), context)})
 
@@ -360,12 +371,16 @@ def decoder_forward_cases(g):
                    "here) gets tgt_in[:, t] and the state step t-1 returned (s0 first); "
                    "logits and weights are stacked along dimension 1", "forward",
                    (tgt_in, s0, enc_outputs, mask),
-                   expect=constant((logits, weights)),
+                   expect=constant((logits, weights)), inline=decoder_forward,
                    instance=decoder(60 + k, V, 3, 4, D, 2), gradients=False,
                    stand_ins={"self.step": StandIn(script=tuple(script))})
 
 
 # --------------------------------------------------------------------------- seq2seq
+
+
+def seq2seq_forward(module, src, src_lengths, tgt_in):
+    return module(src, src_lengths, tgt_in)
 
 
 @SUITE.test("test-seq2seq-forward", seed=707)
@@ -390,15 +405,12 @@ def seq2seq_forward_cases(g):
                    "decoder are stand-ins; the decoder must get tgt_in, s0 = tanh(bridge("
                    "final)), the encoder outputs and the mask position < length", "forward",
                    (src, src_lengths, tgt_in),
-                   expect=constant(out), instance=module, gradients=False,
+                   expect=constant(out), inline=seq2seq_forward, instance=module,
+                   gradients=False,
                    stand_ins={"self.encoder.forward": StandIn((src, src_lengths),
                                                               (enc_outputs, final)),
                               "self.decoder.forward": StandIn((tgt_in, s0, enc_outputs,
                                                                mask), out)})
-
-
-def seq2seq_forward(module, src, src_lengths, tgt_in):
-    return module(src, src_lengths, tgt_in)
 
 
 @SUITE.test("test-seq2seq-end-to-end", seed=808)
@@ -432,6 +444,10 @@ def scripted_greedy(case: int, mask: torch.Tensor, max_len: int):
     return _pad_decoded(rows, mask.shape[1], PAD)
 
 
+def greedy_decode(module, src, src_lengths, bos_id, eos_id, max_len):
+    return module.greedy_decode(src, src_lengths, bos_id, eos_id, max_len)
+
+
 @SUITE.test("test-greedy-decode", seed=909)
 def greedy_cases(g):
     cases = [(0, 9, "rows end at different steps"), (1, 9, "a row ends at the first step"),
@@ -448,15 +464,12 @@ def greedy_cases(g):
                    "pad after a row's eos, stop once every row has emitted eos",
                    "greedy_decode", (src, src_lengths, BOS, EOS, max_len),
                    expect=constant(scripted_greedy(case, mask, max_len)),
+                   inline=greedy_decode,
                    instance=seq2seq(90 + k, 7, GREEDY_VOCAB, 2, H, D, 2), gradients=False,
                    stand_ins={"self.encoder.forward": StandIn(
                        (src, src_lengths), (enc_outputs, randn(g, B, 2 * H))),
                               "self.decoder.step": StandIn((ANY, ANY, ANY, ANY),
                                                            helper="scripted_step")})
-
-
-def greedy_decode(module, src, src_lengths, bos_id, eos_id, max_len):
-    return module.greedy_decode(src, src_lengths, bos_id, eos_id, max_len)
 
 
 @SUITE.test("test-greedy-end-to-end", seed=1010)
@@ -475,6 +488,12 @@ def greedy_end_to_end_cases(g):
     yield Call("greedy_decode of a model that soon emits eos (stops early, pads after eos)",
                "greedy_decode", (src, src_lengths, BOS, EOS, 8), expect=greedy_decode,
                instance=module, gradients=False)
+    # Rows that end at different steps (the third at once, the first after five tokens):
+    # a row that has ended is padded while the others still write.
+    src, src_lengths = tokens(torch.Generator().manual_seed(111), [3, 2, 4], 8, 4)
+    yield Call("greedy_decode with rows that emit eos at steps 5, 2 and 1 (pad after each "
+               "row's eos)", "greedy_decode", (src, src_lengths, BOS, EOS, 8),
+               expect=greedy_decode, instance=seq2seq(111, 8, 5, 3, 4, 5, 3), gradients=False)
 
 
 # --------------------------------------------------------------------------- loss
@@ -511,6 +530,13 @@ def tiny_batches(g, count, Vs, Vt):
     return out
 
 
+def train_tiny_with_the_loss(_, *args):
+    """``train_tiny`` with a loop that computes the exercise's loss itself."""
+    def loop(model, optimizer, batches, pad_id=0, clip=1.0):
+        return ref_train_epoch(model, optimizer, batches, pad_id, clip, ref_sequence_loss)
+    return train_tiny(loop, *args)
+
+
 @SUITE.test("test-train-epoch", seed=1212)
 def train_epoch_cases(g):
     Vs, Vt = 9, 6
@@ -523,7 +549,7 @@ def train_epoch_cases(g):
                    Helper("train_tiny"),
                    (Student("train_epoch", reference=ref_train_epoch), batches, Vs, Vt, lr,
                     clip, epochs),
-                   expect=train_tiny, gradients=False,
+                       expect=train_tiny, inline=train_tiny_with_the_loss, gradients=False,
                    stand_ins={"sequence_loss": StandIn((ANY, ANY, ANY), helper="surrogate_loss",
                                                        times=5 * epochs)})
 

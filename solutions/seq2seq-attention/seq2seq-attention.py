@@ -308,8 +308,10 @@ assert _weights.eq(0).all() and _context.eq(0).all(), \
 # **`forward(tgt_in, s0, enc_outputs, src_mask)`** runs `step` over the target with
 # **teacher forcing**: step $t$ reads the *correct* previous token `tgt_in[:, t]` (not
 # the model's own prediction) and the state the previous step returned (`s0` first). It
-# stacks the steps' logits into `(B, T, V)` and their weights into `(B, T, S)`. Call
-# `self.step` (the hidden tests check `forward` by replacing `step`).
+# stacks the steps' logits into `(B, T, V)` and their weights into `(B, T, S)`. Calling
+# `self.step` is simplest: the hidden tests then check `forward` on its own, with a
+# stand-in `step`, so a mistake in `step` costs only `step`'s points. Doing the steps'
+# work yourself (embedding all of `tgt_in` at once, say) is fine too when it is right.
 
 # %% nbgrader={"grade": false, "grade_id": "decoder", "locked": false, "schema_version": 3, "solution": true}
 class Decoder(nn.Module):
@@ -366,18 +368,9 @@ _logits, _s, _a = _decoder.step(torch.tensor([1, 4]), _s_prev, _enc_outputs, _ma
 assert _logits.shape == (2, 9) and _s.shape == (2, 5) and _a.shape == (2, 6)
 
 
-class _RecordingAttention(nn.Module):
-    """Stands in for the attention: remembers its query, attends uniformly."""
-
-    def forward(self, query, keys, mask=None):
-        _queries.append(query)
-        return keys.mean(dim=1), torch.full(keys.shape[:2], 1 / keys.shape[1])
-
-
-_queries, _decoder.attention = [], _RecordingAttention()
-_decoder.step(torch.tensor([1, 4]), _s_prev, _enc_outputs, _mask)
-assert len(_queries) == 1, "step must call self.attention once"
-assert_close(_queries[0], _s_prev, msg="the attention's query must be the previous state s_prev")
+# The weights step returns are the attention's, asked with the previous state s_prev.
+_, _expected_weights = _decoder.attention(_s_prev, _enc_outputs, _mask)
+assert_close(_a, _expected_weights, msg="the attention's query must be the previous state s_prev")
 
 # %% nbgrader={"grade": true, "grade_id": "test-decoder-forward", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 ### BEGIN HIDDEN TESTS
@@ -584,7 +577,8 @@ assert_close(_loss, F.cross_entropy(_logits[_real], _targets[_real]))
 # 1. `optimizer.zero_grad()`;
 # 2. `logits, _ = model(batch.src, batch.src_lengths, batch.tgt_in)` (teacher forcing);
 # 3. `loss = sequence_loss(logits, batch.tgt_out, pad_id)` — call your `sequence_loss`
-#    by that name (the hidden test gives it a stand-in loss to grade the loop on its own);
+#    by that name: the hidden test then gives it a stand-in loss, to grade the loop on its
+#    own (a loop that computes the loss itself is graded with the real loss instead);
 # 4. `loss.backward()`;
 # 5. `torch.nn.utils.clip_grad_norm_(model.parameters(), clip)` — RNNs now and then get
 #    huge gradients; clipping their norm keeps one bad batch from wrecking the model;
