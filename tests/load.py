@@ -20,6 +20,7 @@ Nothing here changes the grader: it sees only what a loaded machine would do to 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import random
 import signal
@@ -78,18 +79,21 @@ _PAUSER = Path(__file__).with_name("pauser.py")
 
 @contextlib.contextmanager
 def pauses(course_root: Path, longest: float = 4.0, births_only: bool = False,
-           kills: bool = False, seed: int = 0) -> Iterator[None]:
+           kills: bool = False, seed: int = 0) -> Iterator[dict]:
     """Freeze (or kill) grading's processes for ``course_root`` at random (see the
-    module)."""
+    module). Yields a dict that says, once the block has ended, how many processes were
+    ``frozen`` and ``killed``."""
     argv = [sys.executable, str(_PAUSER), str(course_root), str(longest), str(seed)]
     argv += ["--births-only"] if births_only else []
     argv += ["--kills"] if kills else []
-    pauser = subprocess.Popen(argv)
+    pauser = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)
+    done: dict = {}
     try:
-        yield
+        yield done
     finally:
         pauser.send_signal(signal.SIGTERM)       # it resumes whatever it froze, then ends
-        pauser.wait(timeout=30)
+        said, _ = pauser.communicate(timeout=30)
+        done.update(json.loads(said or "{}"))
 
 
 def _environ(pid: int) -> bytes:
@@ -119,14 +123,17 @@ def _uid(pid: int) -> int | None:
 def grading_processes(course_root: Path) -> tuple[set[int], set[int]]:
     """(kernels, grading processes) working for the course at ``course_root`` now.
 
-    A grading process works in the course root; its kernel runs as the user 100000 + the
+    A grading process works in the course (its root or a scratch folder in it); its
+    kernel runs as the user 100000 + the
     grading process's pid (a root grader), and has the submission's folder, inside the
     course's batch folder, in its environment as started (``AUTOGRADER_SUBMISSION``).
     """
     marker = f"AUTOGRADER_SUBMISSION={course_root}".encode()
     pids = [int(name) for name in os.listdir("/proc")
             if name.isdigit() and int(name) != os.getpid()]
-    graders = {pid for pid in pids if _cwd(pid) == str(course_root)}
+    inside = (str(course_root), f"{course_root}/")
+    graders = {pid for pid in pids
+               if _cwd(pid) == inside[0] or _cwd(pid).startswith(inside[1])}
     users = {100_000 + pid for pid in graders}
     kernels = {pid for pid in pids
                if pid not in graders and (marker in _environ(pid) or _uid(pid) in users)}
@@ -140,6 +147,7 @@ def freeze_at_random(course_root: Path, longest: float, births_only: bool, seed:
     frozen: dict[int, float] = {}          # pid -> when to resume it
     seen: set[int] = set()
     killed_for: set[int] = set()           # grading processes whose kernel was killed
+    times_frozen = 0
     stopping = False
 
     def stop(*_):
@@ -175,8 +183,10 @@ def freeze_at_random(course_root: Path, longest: float, births_only: bool, seed:
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(pid, signal.SIGSTOP)
                     frozen[pid] = now + chooser.uniform(0.5 if births_only else 0.1, longest)
+                    times_frozen += 1
             time.sleep(0.1)
     finally:
         for pid in frozen:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGCONT)
+        print(json.dumps({"frozen": times_frozen, "killed": len(killed_for)}), flush=True)

@@ -6,8 +6,9 @@ import pytest
 
 from autograder.grading import grade
 from autograder.outcome import NOT_RUN, PASSED, TIMED_OUT
+from autograder.report import write_report
 
-from .conftest import filled, make_course, submit
+from .conftest import filled, make_course, submit, visible_text
 
 # The module's tests share one graded batch: run them on one worker, so it is graded once.
 pytestmark = pytest.mark.xdist_group("grading-limits")
@@ -89,7 +90,7 @@ def waiting(tmp_path_factory):
     course = make_course(tmp_path_factory.mktemp("waiting") / "course")
     submit(course, "waits", filled(course, WAITS_EVERYWHERE))
     (outcome,) = grade(course, jobs=1, timeout=8, progress=False)
-    return outcome
+    return course, outcome
 
 
 def test_a_hanging_test_times_out_and_the_rest_is_graded(outcomes):
@@ -132,6 +133,7 @@ def test_a_notebook_slow_everywhere_is_stopped_at_its_time_limit(outcomes):
 
 
 def test_a_notebook_that_only_waits_is_stopped_by_the_clock(waiting):
+    _, waiting = waiting
     cells = {c.grade_id: c for c in waiting.cells}
     assert cells["test-dot-score"].status == PASSED                # 2 s of its 15 s
     last = cells["test-attend-mask-and-score"]
@@ -150,3 +152,12 @@ def test_a_cell_that_computes_too_long_is_stopped_by_its_cpu_time(outcomes):
 
 def test_the_rest_of_the_batch_is_unaffected(outcomes):
     assert outcomes["correct"].score == 14
+
+
+def test_the_report_shows_both_attempts_of_a_submission_graded_twice(waiting):
+    course, outcome = waiting
+    page = visible_text(write_report(course, "attention-scoring").read_text())
+    section = page[page.index("Graded twice"):page.index("Scores")]
+    assert section.count("waits") == 2, section             # a row per attempt
+    assert "was stopped by the wall clock" in section
+    assert f"{outcome.score:g}" in section

@@ -71,33 +71,44 @@ def _cold(cold: bool):
         os.environ.pop("AUTOGRADER_COLD_KERNELS", None)
 
 
-STRAINS = {
-    "busy and frozen at random": lambda root: _both(load.busy_cores(6),
-                                                    load.pauses(root, longest=3.0, seed=1)),
-    "half the memory taken": lambda root: _both(load.memory_taken(0.5), load.busy_cores(2)),
-    "every start-up delayed": lambda root: _both(load.busy_cores(2),
-                                                 load.pauses(root, longest=8.0,
-                                                             births_only=True, seed=2)),
-    "a kernel killed in each grading": lambda root: load.pauses(root, kills=True, seed=3),
-}
-
-
 @contextlib.contextmanager
-def _both(first, second):
-    with first, second:
-        yield
+def _strain(name: str, root):
+    """The strain ``name`` on the machine while grading the course at ``root``; yields
+    what the pauser did (``frozen``, ``killed``: filled in when the block ends)."""
+    with contextlib.ExitStack() as stack:
+        if name == "busy and frozen at random":
+            stack.enter_context(load.busy_cores(6))
+            yield stack.enter_context(load.pauses(root, longest=3.0, seed=1))
+        elif name == "half the memory taken":
+            stack.enter_context(load.memory_taken(0.5))
+            stack.enter_context(load.busy_cores(2))
+            yield {}
+        elif name == "every start-up delayed":
+            stack.enter_context(load.busy_cores(2))
+            yield stack.enter_context(load.pauses(root, longest=8.0, births_only=True, seed=2))
+        else:
+            yield stack.enter_context(load.pauses(root, kills=True, seed=3))
+
+
+STRAINS = ["busy and frozen at random", "half the memory taken", "every start-up delayed",
+           "a kernel killed in each grading"]
 
 
 @pytest.mark.parametrize("kernels", ["cold", "warm"])
-@pytest.mark.parametrize("strain", list(STRAINS))
+@pytest.mark.parametrize("strain", STRAINS)
 def test_honest_work_gets_the_same_full_marks_under_strain(alone, strain, kernels,
                                                            tmp_path):
     course = make_course(tmp_path / "course", ASSIGNMENTS)
     for student, (assignment, notebook) in _honest(course).items():
         submit(course, student, notebook, assignment)
-    with _cold(kernels == "cold"), STRAINS[strain](course.root):
+    with _cold(kernels == "cold"), _strain(strain, course.root) as done:
         outcomes = grade(course, jobs=2, progress=False)
     assert len(outcomes) == len(alone)
+    if "frozen" in strain or "delayed" in strain:       # the strain did strain
+        assert done["frozen"] > 0, done
+    if "killed" in strain and os.geteuid() == 0:        # (a kernel of its own user: root)
+        assert done["killed"] > 0, done
+        assert sum(bool(o.attempts) for o in outcomes) >= done["killed"] // 2
     lost = {o.student: (o.score, o.reasons, o.attempts) for o in outcomes
             if o.score != o.max_score}
     assert not lost, f"{len(lost)} of {len(outcomes)} honest submissions lost marks: {lost}"
