@@ -27,10 +27,16 @@ class ReleaseLeak(RuntimeError):
 
 
 def build_source_notebook(course: Course, assignment: str) -> Path:
-    """Write ``solutions/A/A.ipynb`` from its jupytext source ``solutions/A/A.py``."""
+    """Write ``solutions/A/A.ipynb`` from its jupytext source ``solutions/A/A.py``.
+
+    Each cell's id is its nbgrader ``grade_id`` (or its position, for a cell without one),
+    so that releasing the same source gives the same notebook, byte for byte.
+    """
     script = course.source / assignment / f"{assignment}.py"
     notebook = jupytext.read(script)
     notebook.metadata.pop("jupytext", None)
+    for index, cell in enumerate(notebook.cells):
+        cell.id = cell.metadata.get("nbgrader", {}).get("grade_id") or f"cell-{index}"
     target = script.with_suffix(".ipynb")
     nbformat.write(notebook, target)
     return target
