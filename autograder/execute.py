@@ -23,7 +23,10 @@ kernel's ``threads`` threads: its CPU time is watched (:mod:`autograder.kernel_t
 a loaded machine, which only makes the kernel wait longer for a core, changes nothing. A
 cell past its limit is interrupted (and its kernel killed if that does not stop it). Code
 that waits without computing (``time.sleep``, a deadlock) is stopped by wall-clock limits
-``wall_factor`` times longer.
+``wall_factor`` times longer, on a clock that stops while the kernel waits for a core (its
+run delay, :func:`~autograder.kernel_time.seconds_waiting_for_a_core`): however loaded the
+machine, computing alone never reaches them. (Where the system keeps no run delay, they
+are plain wall-clock limits.)
 
 Every such event is written, one JSON line each, to ``events_file`` (set by the grading
 process): a submission that had one is graded again before anything is recorded (see
@@ -77,6 +80,9 @@ TIME_LIMIT_ERRORS = (COMPUTED_TOO_LONG, OUT_OF_TIME, *WALL_CLOCK_ERRORS)
 # end within this many wall-clock seconds, is killed: it would not stop.
 GRACE_CPU_SECONDS, GRACE_WALL_SECONDS = 5.0, 30.0
 WATCH_INTERVAL = 0.1                   # seconds between two looks at the kernel's CPU time
+# nbclient's own (plain) wall clock, when the watch keeps the wall-clock limits: a backstop
+# this many times longer, in case the watch cannot see the kernel any more.
+BACKSTOP_FACTOR = 5
 
 
 class _KernelStuck(Exception):
@@ -142,9 +148,11 @@ class ExecuteSurvivingCrashes(Execute):
             self._interrupted = False
             self._kernel: int | None = None              # its pid, found at the first cell
             self._run_cpu = 0.0                           # its CPU seconds then
+            self._sees_waiting = False                    # whether its run delay is known
             factor = self.wall_factor if self._watchable else 1
-            self._deadline = (time.monotonic() + factor * self.notebook_timeout
-                              if self.notebook_timeout else None)
+            self._wall_budget = (factor * self.notebook_timeout
+                                 if self.notebook_timeout else None)
+            self._run_start, self._starved = time.monotonic(), 0.0
             self.shutdown_kernel = shutdown
             try:
                 return super().preprocess(copy.deepcopy(pristine), resources, km)
@@ -219,7 +227,7 @@ class ExecuteSurvivingCrashes(Execute):
             if out_of_time:
                 return self._error(cell, *out_of_time), resources
         self._running, self._interrupted, self._seen = index, False, ""
-        self._cpu_stopped = self._killed = False
+        self._cpu_stopped = self._wait_stopped = self._killed = False
         try:
             result = super().preprocess_cell(cell, resources, index)
         except CellTimeoutError:
@@ -237,6 +245,8 @@ class ExecuteSurvivingCrashes(Execute):
                       "and was stopped")
             cell.outputs.append(new_output("error", ename=COMPUTED_TOO_LONG, evalue=reason,
                                            traceback=[f"{COMPUTED_TOO_LONG}: {reason}"]))
+        elif self._wait_stopped:
+            cell.outputs.append(new_output("error", **self.error_on_timeout))
         self._running = None
         return result
 
@@ -247,6 +257,7 @@ class ExecuteSurvivingCrashes(Execute):
             self._kernel = kernel_time.find_kernel(
                 self.kernel_uid if self.kernel_uid >= 0 else None, self.kernel_marker)
             self._run_cpu = self._cpu() or 0.0
+            self._sees_waiting = self._waiting() is not None
         seconds = self._cell_limit
         if LONG_TAG in cell.metadata.get("tags", []) and self.notebook_timeout:
             seconds = max(seconds, self.notebook_timeout // 2)
@@ -262,16 +273,20 @@ class ExecuteSurvivingCrashes(Execute):
         self._cell_seconds = seconds
         self._cpu_limit = computing if watched else None
         wall = seconds * (self.wall_factor if watched else 1)
-        if self._deadline is not None:
-            remaining = self._deadline - time.monotonic()
+        if self._wall_budget is not None:
+            remaining = self._wall_budget - self._wall_elapsed()
             if remaining <= 0:
-                limit = self.notebook_timeout * (self.wall_factor if watched else 1)
-                return OUT_OF_WALL_TIME, (f"the notebook used up its time limit of {limit} s "
-                                          "before this cell could run")
+                return OUT_OF_WALL_TIME, (f"the notebook used up its time limit of "
+                                          f"{self._wall_budget} s before this cell could run")
             wall = min(wall, remaining) if wall else remaining
-        self.timeout = max(1, math.ceil(wall)) if wall else self.timeout
+        # The watch keeps the wall-clock limit on a clock that stops while the kernel
+        # waits for a core; nbclient's own clock is then only a backstop.
+        self._wall_limit = wall if watched and self._sees_waiting else None
+        backstop = BACKSTOP_FACTOR if self._wall_limit else 1
+        self.timeout = max(1, math.ceil(wall * backstop)) if wall else self.timeout
         what = "waited, without computing," if watched else "ran"
-        reason = f"the cell {what} past its time limit of {self.timeout} s and was stopped"
+        shown = max(1, math.ceil(wall)) if wall else self.timeout
+        reason = f"the cell {what} past its time limit of {shown} s and was stopped"
         self.error_on_timeout = {"ename": TIMED_OUT_ERROR, "evalue": reason,
                                  "traceback": [f"{TIMED_OUT_ERROR}: {reason}"]}
         return None
@@ -284,6 +299,16 @@ class ExecuteSurvivingCrashes(Execute):
     def _cpu(self) -> float | None:
         return kernel_time.cpu_seconds(self._kernel) if self._kernel is not None else None
 
+    def _waiting(self) -> float | None:
+        """Seconds the kernel has waited for a core (None: unknown)."""
+        return (kernel_time.seconds_waiting_for_a_core(self._kernel)
+                if self._kernel is not None else None)
+
+    def _wall_elapsed(self) -> float:
+        """Wall-clock seconds of this run of the notebook, less those its kernel spent
+        waiting for a core during its cells."""
+        return time.monotonic() - self._run_start - self._starved
+
     async def async_execute_cell(self, cell: NotebookNode, cell_index: int,
                                  execution_count: int | None = None,
                                  store_history: bool = True) -> NotebookNode:
@@ -291,37 +316,53 @@ class ExecuteSurvivingCrashes(Execute):
         if cell.cell_type != "code" or getattr(self, "_cpu_limit", None) is None:
             return await super().async_execute_cell(cell, cell_index, execution_count,
                                                     store_history)
+        self._cell_starved = 0.0
         watch = asyncio.ensure_future(self._watch(self._cpu_limit))
         try:
             return await super().async_execute_cell(cell, cell_index, execution_count,
                                                     store_history)
         finally:
             watch.cancel()
+            self._starved += self._cell_starved
 
     # nbclient makes its synchronous execute_cell from its own async_execute_cell.
     execute_cell = run_sync(async_execute_cell)
 
     async def _watch(self, limit: float) -> None:
-        """Interrupt the kernel once the cell has computed ``limit`` CPU seconds; kill it
-        if it computes on regardless, or does not end, after the interrupt."""
-        start = self._cpu()
+        """Interrupt the kernel once the cell has computed ``limit`` CPU seconds, or
+        spent its wall-clock limit other than waiting for a core; kill it if it computes on
+        regardless, or does not end, after the interrupt."""
+        start, began, waited = self._cpu(), time.monotonic(), self._waiting()
+
+        def awake_since(moment: float) -> float:
+            """Wall-clock seconds since ``moment``, less the cell's wait for a core
+            since it began (at most: the wait before ``moment`` is subtracted too)."""
+            now_waiting = self._waiting()
+            if waited is not None and now_waiting is not None:
+                self._cell_starved = max(self._cell_starved, now_waiting - waited)
+            return time.monotonic() - moment - self._cell_starved
+
         while True:
             await asyncio.sleep(WATCH_INTERVAL)
             now = self._cpu()
             if start is None or now is None:
                 return
+            awake = awake_since(began)
             if now - start >= limit:
+                self._cpu_stopped = True
                 break
-        self._cpu_stopped = True
+            if self._wall_limit is not None and awake >= self._wall_limit:
+                self._wait_stopped = True
+                break
         await ensure_async(self.km.interrupt_kernel())
-        interrupted, since = now, time.monotonic()
+        interrupted, starved_then, since = now, self._cell_starved, time.monotonic()
         while True:
             await asyncio.sleep(WATCH_INTERVAL)
             now = self._cpu()
             if now is None:
                 return
-            if now - interrupted > GRACE_CPU_SECONDS or \
-                    time.monotonic() - since > GRACE_WALL_SECONDS:
+            awake = awake_since(since) + starved_then   # the wait since the interrupt only
+            if now - interrupted > GRACE_CPU_SECONDS or awake > GRACE_WALL_SECONDS:
                 self._killed = True
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.kill(self._kernel, signal.SIGKILL)

@@ -5,7 +5,9 @@ the same cell takes twice as long when another process competes for the cores (a
 kernel's ``import torch`` took 2 s alone and 3 s beside eight busy threads here, and
 several times that under a book build). CPU time does not grow with the load, so
 :class:`~autograder.execute.ExecuteSurvivingCrashes` limits cells by it, and keeps a
-wall-clock limit several times longer only for code that waits without computing.
+wall-clock limit several times longer only for code that waits without computing — a
+wall clock that stops while the kernel waits for a core (its run delay), since under a
+heavy enough load even a limit several times longer is reached by code that computes.
 
 The kernel is found as the process of its sandbox whose parent is not: for a root grader,
 the processes of the sandbox's own user (each kernel runs as a user of its own); otherwise
@@ -76,3 +78,20 @@ def cpu_seconds(pid: int) -> float | None:
         return None
     # utime, stime, cutime, cstime: fields 14-17 of stat, 12-15 after the name
     return sum(int(value) for value in fields[11:15]) / _TICKS
+
+
+def seconds_waiting_for_a_core(pid: int) -> float | None:
+    """Seconds the main thread of process ``pid`` (the one that runs a cell's Python)
+    has spent ready to run but waiting for a core, since it started; None if it is gone
+    or the system does not keep the count (``/proc/PID/schedstat``, Linux's run delay).
+
+    A wall-clock limit less this time counts only what the code did itself — computing,
+    or waiting for something other than a core (a sleep, a lock, input) — so that a
+    loaded machine, which makes every process wait longer for a core, does not stop
+    correct code at a wall-clock limit.
+    """
+    try:
+        fields = Path(f"/proc/{pid}/schedstat").read_text().split()
+        return int(fields[1]) / 1e9
+    except (OSError, ValueError, IndexError):
+        return None

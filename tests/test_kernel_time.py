@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from autograder.kernel_time import cpu_seconds, find_kernel
+from autograder.kernel_time import cpu_seconds, find_kernel, seconds_waiting_for_a_core
 
 # The "kernel" starts a child of its own (marked too, as its environment is inherited),
 # computes for a while, then waits.
@@ -58,3 +58,33 @@ def test_the_kernel_can_be_found_by_its_own_user():
     finally:
         subprocess.run(["pkill", "-KILL", "-U", str(uid)], check=False)
         kernel.wait()
+
+
+def test_the_time_a_process_waits_for_a_core_is_counted_apart_from_what_it_does():
+    """Three spinning processes on one core: each computes about a third of the wall-clock
+    time and waits for the core most of the rest (its run delay), while a sleeping process
+    waits for nothing but its sleep."""
+    if seconds_waiting_for_a_core(os.getpid()) is None:
+        pytest.skip("this system keeps no run delay (/proc/PID/schedstat)")
+    core = min(os.sched_getaffinity(0))
+    spin = (f"import os; os.sched_setaffinity(0, {{{core}}}); print(1, flush=True)\n"
+            "while True: pass")
+    spinners = [subprocess.Popen([sys.executable, "-c", spin], stdout=subprocess.PIPE)
+                for _ in range(3)]
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        for spinner in spinners:
+            spinner.stdout.readline()
+        before = [(cpu_seconds(p.pid), seconds_waiting_for_a_core(p.pid)) for p in spinners]
+        slept = seconds_waiting_for_a_core(sleeper.pid)
+        time.sleep(1.5)
+        for spinner, (cpu, waited) in zip(spinners, before, strict=True):
+            computed = cpu_seconds(spinner.pid) - cpu
+            waiting = seconds_waiting_for_a_core(spinner.pid) - waited
+            assert waiting > 0.5 and computed + waiting > 1.2, (computed, waiting)
+        assert seconds_waiting_for_a_core(sleeper.pid) - slept < 0.2
+    finally:
+        for process in [*spinners, sleeper]:
+            process.kill()
+            process.wait()
+    assert seconds_waiting_for_a_core(sleeper.pid) is None          # gone
