@@ -144,9 +144,11 @@ def kernel_argv(workdir: Path, ipc_dir: Path, limits: Limits) -> list[str]:
     return argv
 
 
-def zygote_argv(workdir: Path, ipc_dir: Path, listener_fd: int) -> list[str]:
+def zygote_argv(workdir: Path, ipc_dir: Path, listener_fd: int,
+                lifeline_fd: int) -> list[str]:
     """The command that starts a kernel zygote (:mod:`autograder.zygote_server`) in a
-    sandbox like a kernel's, serving requests on the inherited socket ``listener_fd``.
+    sandbox like a kernel's, serving requests on the inherited socket ``listener_fd``
+    until the inherited pipe ``lifeline_fd`` ends (its grader is gone).
 
     Only a root grader runs one: the zygote stays root in its sandbox (it mounts, changes
     owners and users for each kernel it forks; see the module). Limits are set per kernel.
@@ -159,7 +161,8 @@ def zygote_argv(workdir: Path, ipc_dir: Path, listener_fd: int) -> list[str]:
              "--setenv", "HOME", "/tmp", "--setenv", "MPLCONFIGDIR", "/tmp",
              "--setenv", "MPLBACKEND", "Agg", "--chdir", "/",
              str(Path(sys.prefix) / "bin" / "python"), "-c",
-             Path(zygote_server.__file__).read_text(), str(listener_fd)]
+             Path(zygote_server.__file__).read_text(), str(listener_fd),
+             str(lifeline_fd)]
     return argv
 
 

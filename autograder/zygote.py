@@ -122,12 +122,18 @@ class ZygoteProcess:
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         listener.bind(str(self.zygote.control))
         listener.listen(8)
+        # The zygote ends when this pipe does: when this process ends, however it ends
+        # (bubblewrap's parent-death signal alone left a zygote running after its grader).
+        # Only this process holds the write end (not inherited by its other children).
+        lifeline, self._lifeline = os.pipe()
         with (self.zygote.folder / "zygote.log").open("w") as log:
             self.process = subprocess.Popen(
-                sandbox.zygote_argv(self.zygote.workdir, self.zygote.sockets, listener.fileno()),
-                pass_fds=[listener.fileno()], stdin=subprocess.DEVNULL,
+                sandbox.zygote_argv(self.zygote.workdir, self.zygote.sockets,
+                                    listener.fileno(), lifeline),
+                pass_fds=[listener.fileno(), lifeline], stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL, stderr=log, start_new_session=True)
         listener.close()
+        os.close(lifeline)
 
     def alive(self) -> bool:
         return self.process.poll() is None
@@ -136,6 +142,9 @@ class ZygoteProcess:
         if self.alive():
             self.process.kill()
         self.process.wait()
+        if self._lifeline is not None:
+            os.close(self._lifeline)
+            self._lifeline = None
         shutil.rmtree(self.zygote.folder, ignore_errors=True)
 
 

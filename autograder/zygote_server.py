@@ -216,10 +216,14 @@ def _send(connection: socket.socket, message: dict) -> None:
         pass
 
 
-def serve(listener: socket.socket) -> None:
-    """Answer requests until the sandbox is torn down."""
+def serve(listener: socket.socket, lifeline: int | None = None) -> None:
+    """Answer requests until the sandbox is torn down, or until ``lifeline`` (the read
+    end of a pipe whose other end only the grader holds) reaches its end: the grader is
+    gone, however it ended, and so is everything this zygote started."""
     selector = selectors.DefaultSelector()
     selector.register(listener, selectors.EVENT_READ)
+    if lifeline is not None:
+        selector.register(lifeline, selectors.EVENT_READ)
     # A kernel's end wakes the loop at once (its requester waits for the news), rather
     # than at the next look round.
     woken, wake = socket.socketpair()
@@ -237,6 +241,9 @@ def serve(listener: socket.socket) -> None:
                     while woken.recv(512):
                         pass
                 continue
+            if key.fileobj is lifeline:
+                kill_all()
+                os._exit(0)
             if key.fileobj is listener:
                 connection, _ = listener.accept()
                 selector.register(connection, selectors.EVENT_READ)
@@ -274,12 +281,13 @@ def serve(listener: socket.socket) -> None:
 
 def main() -> None:
     listener = socket.socket(fileno=int(sys.argv[1]))
+    lifeline = int(sys.argv[2]) if len(sys.argv) > 2 else None
     for module in PRELOAD:
         try:
             __import__(module)
         except ImportError:
             pass
-    serve(listener)
+    serve(listener, lifeline)
 
 
 if __name__ == "__main__":

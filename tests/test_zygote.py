@@ -275,3 +275,20 @@ def test_prestarted_zygotes_are_claimed_by_the_workers_and_stopped_with_them():
     left = zygote._SPARE[0].zygote.folder
     zygote.stop_all()
     assert not any(folder.exists() for folder in [*spare, left])
+
+
+def test_a_zygote_ends_when_its_grader_does_however_it_ends():
+    """The zygote holds the read end of a pipe whose write end only its grader holds: when
+    the grader ends (here: its end of the pipe closes, as a kill -9 would close it), the
+    zygote kills whatever it started and exits, and its sandbox with it — whether or not
+    a parent-death signal reached it."""
+    if not zygote.available():
+        pytest.skip("zygotes need a root grader")
+    running = zygote.ZygoteProcess()
+    try:
+        assert running.zygote.works()[0]
+        os.close(running._lifeline)
+        running._lifeline = None
+        running.process.wait(timeout=30)        # raises if the zygote stays up
+    finally:
+        running.stop()
