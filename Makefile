@@ -55,7 +55,10 @@ postgres-tools:
 	    apt-get -o DPkg::Lock::Timeout=600 install -y -qq postgresql >/dev/null; \
 	  else echo "The tests need a PostgreSQL server: sudo apt-get install postgresql"; exit 1; fi; }
 
+# The notebooks execute first, $(JOBS) at a time, into the cache the build reads
+# (book/_ext/execute_notebooks.py); jupyter-book alone would run them one by one.
 book: $(STAMP)
+	$(BIN)/python book/_ext/execute_notebooks.py --jobs $(JOBS)
 	$(BIN)/jupyter-book build . --builder html
 	@echo "The website is in _build/html/index.html"
 

@@ -2,13 +2,14 @@
 
 Global attention scores every source position at every target step. Local attention first
 chooses an *aligned position* ``p_t`` and lets the weights fall only on the window
-``[p_t - D, p_t + D]`` of source positions around it:
+``[p_t - w, p_t + w]`` of source positions around it (Luong et al. call the
+half-width ``D``):
 
 - **local-m** (monotonic) takes ``p_t = t``: target step ``t`` looks around source
   position ``t`` (:func:`monotonic_positions`);
 - **local-p** (predictive) predicts ``p_t`` from the decoder state ``h_t``
   (:func:`predict_position`) and multiplies the windowed softmax by a Gaussian centred on
-  ``p_t`` with standard deviation ``D / 2`` (:func:`local_attention_weights`).
+  ``p_t`` with standard deviation ``w / 2`` (:func:`local_attention_weights`).
 
 Positions are numbered from 0, as in Python: a source sentence of length ``S`` has
 positions ``0 .. S - 1``. :func:`draw_windows` draws the windows on a heatmap made by
@@ -72,16 +73,16 @@ def monotonic_positions(target_length: int, source_length: int) -> torch.Tensor:
 def window_mask(
     centres: torch.Tensor, source_length: int, half_width: int
 ) -> torch.Tensor:
-    """Which source positions lie in the window ``[p_t - D, p_t + D]``.
+    """Which source positions lie in the window ``[p_t - w, p_t + w]``.
 
     Args:
         centres: Aligned positions ``p_t`` (real numbers) of any shape ``(...)``.
         source_length: Source length ``S``.
-        half_width: Half-width ``D`` of the window.
+        half_width: Half-width ``w`` of the window.
 
     Returns:
         Boolean tensor of shape ``(..., S)``: entry ``s`` is true when
-        ``|s - p_t| <= D``. Positions outside ``0 .. S - 1`` do not exist, so windows
+        ``|s - p_t| <= w``. Positions outside ``0 .. S - 1`` do not exist, so windows
         near the ends of the sentence are cut.
     """
     positions = torch.arange(source_length, dtype=centres.dtype)  # (S,)
@@ -98,16 +99,16 @@ def local_attention_weights(
     """Local attention weights: a softmax inside the window, times a Gaussian.
 
     For every target step ``t`` the scores of the positions in the window
-    ``[p_t - D, p_t + D]`` go through a softmax; positions outside get weight 0. With
+    ``[p_t - w, p_t + w]`` go through a softmax; positions outside get weight 0. With
     ``gaussian=True`` (local-p) each weight is then multiplied by
-    ``exp(-(s - p_t)**2 / (2 sigma**2))`` with ``sigma = D / 2``, as in Luong et al.,
+    ``exp(-(s - p_t)**2 / (2 sigma**2))`` with ``sigma = w / 2``, as in Luong et al.,
     equation (10). The product is *not* renormalised, so a row sums to at most 1.
     A row whose window holds no position gets zero weights, never NaN.
 
     Args:
         scores: Alignment scores of shape ``(..., S)``, e.g. ``(B, T, S)``.
         centres: Aligned positions ``p_t`` of shape ``(...)``, e.g. ``(B, T)``.
-        half_width: Half-width ``D`` of the window.
+        half_width: Half-width ``w`` of the window.
         gaussian: Multiply by the Gaussian (local-p); ``False`` gives local-m's plain
             softmax over the window.
 
@@ -140,12 +141,12 @@ def draw_windows(
 
     Row ``t`` of the heatmap is target step ``t`` and column ``s`` source position ``s``
     (as drawn by :func:`attention_course.plotting.show_heatmaps`). For every row the
-    cells inside ``[p_t - D, p_t + D]`` are outlined and ``p_t`` is drawn as a dot.
+    cells inside ``[p_t - w, p_t + w]`` are outlined and ``p_t`` is drawn as a dot.
 
     Args:
         ax: The heatmap's axes.
         centres: Aligned positions ``p_t`` of shape ``(T,)``.
-        half_width: Half-width ``D`` of the window.
+        half_width: Half-width ``w`` of the window.
         source_length: Source length ``S`` (number of columns).
         color: Colour of the outlines and dots.
         label_centre: Add a legend entry for the dots.

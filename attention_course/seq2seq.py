@@ -16,14 +16,13 @@ also holds the training loop, greedy decoding and the metrics (exact match, toke
 BLEU) used by the notebooks.
 
 Shapes: ``B`` batch, ``S`` source length, ``T`` target length, ``E`` embedding size,
-``H`` hidden size of each encoder direction, ``D`` decoder state size, ``A`` attention size,
+``H`` hidden size of each encoder direction, ``d_s`` decoder state size, ``d_a`` attention size,
 ``V`` target vocabulary size.
 """
 
 from __future__ import annotations
 
 import math
-import sys
 import time
 from collections import Counter
 from collections.abc import Sequence
@@ -31,9 +30,9 @@ from dataclasses import dataclass, field
 
 import torch
 from torch import Tensor, nn
-from tqdm.std import tqdm
 
 from attention_course.number_words import NumberData, Pair, Vocab, batches, pad_batch
+from attention_course.progress import progress as progress_bar
 
 __all__ = [
     "History",
@@ -54,8 +53,8 @@ class RNNTranslator(nn.Module):
         tgt_vocab_size: Number of target token ids ``V``.
         emb_dim: Embedding size ``E`` (source and target).
         hidden_dim: Hidden size ``H`` of each encoder direction; encoder states have size
-            ``2H``. The decoder state has size ``D = hidden_dim`` too.
-        attn_dim: Size ``A`` of the additive score's hidden layer.
+            ``2H``. The decoder state has size ``d_s = hidden_dim`` too.
+        attn_dim: Size ``d_a`` of the additive score's hidden layer.
         use_attention: Compute a new context at every step (RNNsearch) or read the fixed
             summary ``C`` (RNNencdec).
         coverage: Add the accumulated attention of each source position to its score.
@@ -138,8 +137,8 @@ class RNNTranslator(nn.Module):
         """Additive attention of the previous state over the encoder states.
 
         Args:
-            s_prev: ``(B, D)`` previous decoder state, the query.
-            memory: ``(B, S, A)`` the encoder states' projections ``W_k h_j + b``
+            s_prev: ``(B, d_s)`` previous decoder state, the query.
+            memory: ``(B, S, d_a)`` the encoder states' projections ``W_k h_j + b``
                 (computed once per source).
             states: ``(B, S, 2H)`` encoder states, keys and values.
             src_bias: ``(B, S)`` 0 at real source tokens, ``-inf`` at padding.
@@ -148,7 +147,7 @@ class RNNTranslator(nn.Module):
         Returns:
             ``context`` ``(B, 2H)`` and ``weights`` ``(B, S)``.
         """
-        hidden = memory + self.att_state(s_prev).unsqueeze(1)  # (B, S, A)
+        hidden = memory + self.att_state(s_prev).unsqueeze(1)  # (B, S, d_a)
         if cover is not None:
             hidden = hidden + self.att_coverage(cover.unsqueeze(-1))
         scores = self.att_out(torch.tanh(hidden)).squeeze(-1)  # (B, S)
@@ -181,7 +180,7 @@ class RNNTranslator(nn.Module):
             ctx: The dict made by :meth:`_start`.
 
         Returns:
-            The new state ``s`` ``(B, D)``, the context ``c`` ``(B, 2H)`` and the attention
+            The new state ``s`` ``(B, d_s)``, the context ``c`` ``(B, 2H)`` and the attention
             ``weights`` ``(B, S)`` (all zero without attention).
         """
         if self.use_attention:
@@ -192,7 +191,7 @@ class RNNTranslator(nn.Module):
         else:
             c = ctx["summary"]  # the same C at every step
             a = ctx["mask"].new_zeros(ctx["mask"].shape, dtype=c.dtype)
-        s = self.cell(torch.cat([e, c], dim=-1), ctx["s"])  # (B, D)
+        s = self.cell(torch.cat([e, c], dim=-1), ctx["s"])  # (B, d_s)
         ctx["s"] = s
         return s, c, a
 
@@ -224,7 +223,7 @@ class RNNTranslator(nn.Module):
             s, c, a = self._advance(emb[:, t], ctx)
             features.append(torch.cat([s, c], dim=-1))
             weights.append(a)
-        # the read-out of every step at once: (B, T, D + 2H + E) -> (B, T, V)
+        # the read-out of every step at once: (B, T, d_s + 2H + E) -> (B, T, V)
         logits = self.readout(torch.cat([torch.stack(features, 1), emb], dim=-1))
         return logits, torch.stack(weights, 1)
 
@@ -310,7 +309,7 @@ def train(
         log_every: Record the mean loss every ``log_every`` steps.
         eval_every: Measure held-out exact match every ``eval_every`` steps (0: never).
         eval_pairs: Examples for that measurement (default: the first 500 of ``data.test``).
-        progress: Show a text ``tqdm`` progress bar on standard error.
+        progress: Show a progress bar (:func:`attention_course.progress.progress`).
         desc: The progress bar's label.
 
     Returns:
@@ -327,11 +326,10 @@ def train(
     running, count = 0.0, 0
     start = time.perf_counter()
     model.train()
-    # A text bar: it updates in place in Jupyter, and a built page keeps a short log
-    # of it (one line every `mininterval` seconds) instead of a widget.
-    bar = tqdm(range(1, steps + 1), desc=desc, disable=not progress, mininterval=10.0,
-               file=sys.stderr)
-    for step in bar:
+    # A bar in Jupyter or a terminal; one summary line in the built book.
+    bar = progress_bar(range(1, steps + 1), desc=desc, unit="steps", mininterval=2.0) \
+        if progress else None
+    for step in bar if bar is not None else range(1, steps + 1):
         batch = next(loader)
         logits, _ = model(batch.src, batch.src_lengths, batch.tgt_in)
         loss = nn.functional.cross_entropy(logits.flatten(0, 1), batch.tgt_out.flatten(),
@@ -346,7 +344,8 @@ def train(
         if step % log_every == 0 or step == steps:
             history.steps.append(step)
             history.loss.append(running / count)
-            bar.set_postfix(loss=f"{running / count:.3f}", refresh=False)
+            if bar is not None:
+                bar.set_postfix(loss=f"{running / count:.3f}", refresh=False)
             running, count = 0.0, 0
         if eval_every and (step % eval_every == 0 or step == steps):
             history.eval_steps.append(step)

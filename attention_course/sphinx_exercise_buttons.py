@@ -1,12 +1,10 @@
-"""Sphinx extension: the header buttons of the exercise pages.
+"""Sphinx extension: the download buttons of the exercise pages.
 
-- **Launch** (Binder, JupyterHub) only on the exercise pages. sphinx-book-theme adds them to
-  every notebook page, but a chapter notebook needs the course's helper package and, in
-  Part 3, a pretrained model that a launched copy would not have. An exercise is
-  self-contained in ``exercises/<assignment>/``, the student release, which the buttons open.
-- **Download the folder** (``.zip``): the exercise's notebook with the files released beside
-  it (``seq2seq-attention`` imports its ``seq2seq_data.py``), written next to the page as
-  ``exercises/<assignment>/<assignment>.zip``. The ``.ipynb`` alone stays downloadable too.
+**Download the folder** (``.zip``): the exercise's notebook with the files released beside
+it (``seq2seq-attention`` imports its ``seq2seq_data.py``), written next to the page as
+``exercises/<assignment>/<assignment>.zip``. The ``.ipynb`` alone stays downloadable too.
+(Launch buttons are sphinx-book-theme's, where the course has set a service to launch on:
+see :mod:`attention_course.sphinx_launch_buttons`.)
 """
 
 from __future__ import annotations
@@ -33,9 +31,7 @@ def header_buttons(app: Sphinx, pagename: str, templatename: str, context: dict,
     buttons = context.get("header_buttons")
     if buttons is None:
         return
-    folder = exercise_folder(pagename)
-    if folder is None:
-        context["header_buttons"] = [b for b in buttons if b.get("label") != "launch-buttons"]
+    if exercise_folder(pagename) is None:
         return
     for group in buttons:
         if group.get("label") == "download-buttons":

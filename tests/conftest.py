@@ -99,11 +99,16 @@ EXPLAINED_WARNINGS = [
 
 @pytest.fixture(scope="session")
 def site() -> Path:
-    """Build the book as `make book` does (notebook outputs are cached between builds).
+    """Build the book as `make book` does: the notebooks executed two at a time into the
+    cache (book/_ext/execute_notebooks.py), then jupyter-book (outputs cached between builds).
 
     The build must succeed without an unexplained warning; `nitpicky` in _config.yml makes a
     cross-reference that does not resolve one.
     """
+    executed = subprocess.run([sys.executable, str(REPO / "book/_ext/execute_notebooks.py"),
+                               "--jobs", "2", "--output-root", str(BOOK_OUTPUT)],
+                              capture_output=True, text=True, timeout=1800, check=False)
+    assert executed.returncode == 0, executed.stdout[-3000:] + executed.stderr[-3000:]
     jupyter_book = Path(sys.executable).parent / "jupyter-book"
     command = [str(jupyter_book), "build", str(REPO), "--builder", "html"]
     if BOOK_OUTPUT != REPO:
@@ -113,6 +118,12 @@ def site() -> Path:
     warnings = [line for line in (result.stdout + result.stderr).splitlines()
                 if "WARNING" in line and not any(ok in line for ok in EXPLAINED_WARNINGS)]
     assert not warnings, "\n".join(warnings)
+    # Every notebook was executed ahead, in parallel: the build only reads the cache.
+    executed_by_the_build = [line for line in result.stdout.splitlines()
+                             if "Executed notebook in" in line]
+    assert not executed_by_the_build, (
+        "jupyter-book executed notebooks that execute_notebooks.py had cached "
+        "(the cache did not recognise them):\n" + "\n".join(executed_by_the_build))
     return BOOK_OUTPUT / "_build" / "html"
 
 

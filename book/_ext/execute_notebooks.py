@@ -1,0 +1,139 @@
+"""Execute the book's notebooks into its jupyter-cache, several at a time, before the build.
+
+Jupyter Book executes the notebooks whose outputs are not cached one after the other, as
+it reads them: a cold build on two cores used one. This script does that work first, with
+``--jobs`` notebooks at a time (each kernel computing on its share of the cores), the
+longest first (by the time each took last, else by its size), and stores every result in
+the cache the build reads (``execute_notebooks: cache`` in ``_config.yml``): the build
+then finds them all there. A notebook is read exactly as MyST-NB reads it, so that the
+cache recognises it; one that fails stops the script with its traceback.
+
+    python book/_ext/execute_notebooks.py [--jobs 2] [--output-root .]
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+import yaml
+from jupyter_cache import get_cache
+from jupyter_cache.base import CacheBundleIn
+from jupyter_cache.executors.utils import single_nb_execution
+from myst_nb.core.read import read_myst_markdown_notebook
+from myst_parser.config.main import MdParserConfig
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+TIMES_FILE = ".execution-times.json"       # in the cache's folder: seconds per page, last build
+BUILD_VARIABLE = "ATTENTION_COURSE_BOOK_BUILD"   # attention_course.progress reads it
+
+
+def book_pages(root: Path) -> list[Path]:
+    """The notebooks of ``_toc.yml`` that the build executes (not ``execute``'s
+    ``exclude_patterns``), as source files."""
+    toc = yaml.safe_load((root / "_toc.yml").read_text())
+    config = yaml.safe_load((root / "_config.yml").read_text())
+    excluded = config.get("execute", {}).get("exclude_patterns", [])
+
+    def walk(entries):
+        for entry in entries:
+            if "file" in entry:
+                yield entry["file"]
+            yield from walk(entry.get("sections", []))
+
+    files = [toc["root"], *[f for part in toc.get("parts", []) for f in walk(part["chapters"])]]
+    pages = []
+    for name in files:
+        for suffix in (".md", ".ipynb"):
+            path = root / f"{name}{suffix}"
+            if path.exists() and not any(path.match(pattern) for pattern in excluded):
+                if suffix == ".ipynb" or _is_notebook(path):
+                    pages.append(path)
+    return pages
+
+
+def _is_notebook(path: Path) -> bool:
+    """Whether a Markdown page is a MyST notebook (it declares a kernel)."""
+    text = path.read_text()
+    return text.startswith("---") and "kernelspec" in text.split("---", 2)[1]
+
+
+def read_notebook(path: Path) -> nbformat.NotebookNode:
+    """The notebook as MyST-NB reads it (the cache matches notebooks by their code)."""
+    if path.suffix == ".ipynb":
+        return nbformat.read(path, as_version=4)
+    return read_myst_markdown_notebook(path.read_text(), config=MdParserConfig(),
+                                       add_source_map=True)
+
+
+def _execute(path: str, timeout: int, threads: int) -> tuple[str, dict, float, str | None]:
+    """Run in a worker process: execute one notebook in its own folder."""
+    os.environ[BUILD_VARIABLE] = "1"
+    for variable in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[variable] = str(threads)
+    notebook = read_notebook(Path(path))
+    result = single_nb_execution(notebook, cwd=str(Path(path).parent), timeout=timeout,
+                                 allow_errors=False, meta_override=True)
+    error = None if result.err is None else (result.exc_string or repr(result.err))
+    return path, dict(notebook), result.time, error
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--output-root", default=str(ROOT),
+                        help="the folder whose _build/ holds the cache (jupyter-book's "
+                        "--path-output; default: the repository)")
+    args = parser.parse_args(argv)
+    config = yaml.safe_load((ROOT / "_config.yml").read_text())
+    timeout = int(config.get("execute", {}).get("timeout", 900))
+    cache_dir = Path(args.output_root) / "_build" / ".jupyter_cache"
+    cache = get_cache(str(cache_dir))
+    times_path = cache_dir / TIMES_FILE
+    times = json.loads(times_path.read_text()) if times_path.exists() else {}
+
+    outdated = []
+    for path in book_pages(ROOT):
+        try:
+            cache.match_cache_notebook(read_notebook(path))
+        except KeyError:
+            outdated.append(path)
+    if not outdated:
+        print("every notebook's outputs are cached")
+        return 0
+    name = {path: str(path.relative_to(ROOT)) for path in outdated}
+    outdated.sort(key=lambda p: (times.get(name[p], 0), p.stat().st_size), reverse=True)
+    jobs = max(1, min(args.jobs, len(outdated)))
+    threads = max(1, (os.cpu_count() or 1) // jobs)
+    print(f"executing {len(outdated)} notebooks, {jobs} at a time", flush=True)
+    started, failed = time.perf_counter(), []
+    with concurrent.futures.ProcessPoolExecutor(max_workers=jobs) as pool:
+        futures = [pool.submit(_execute, str(path), timeout, threads) for path in outdated]
+        for future in concurrent.futures.as_completed(futures):
+            path, executed, seconds, error = future.result()
+            page = str(Path(path).relative_to(ROOT))
+            if error is not None:
+                failed.append((page, error))
+                print(f"  FAILED {page} after {seconds:.0f} s", flush=True)
+                continue
+            notebook = nbformat.from_dict(executed)
+            cache.cache_notebook_bundle(
+                CacheBundleIn(notebook, path, data={"execution_seconds": seconds}),
+                check_validity=False, overwrite=True)
+            times[page] = round(seconds, 1)
+            print(f"  {page}: {seconds:.0f} s", flush=True)
+    times_path.write_text(json.dumps(times, indent=1, sort_keys=True))
+    print(f"executed in {time.perf_counter() - started:.0f} s", flush=True)
+    for page, error in failed:
+        print(f"\n{page} failed:\n{error}", file=sys.stderr)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
