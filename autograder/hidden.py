@@ -347,9 +347,15 @@ def _helpers_module(suite_path: Path):
     return module
 
 
+def load(path: str | Path) -> dict[str, list[Expected]]:
+    """The suite in ``path`` with every reference answer computed, once per process for
+    each file however its path is spelled (the grading fork server computes them for its
+    children: :mod:`autograder.warmup`)."""
+    return _load(str(Path(path).resolve()))
+
+
 @lru_cache(maxsize=8)
-def load(path: str) -> dict[str, list[Expected]]:
-    """The suite in ``path`` with every reference answer computed (cached per process)."""
+def _load(path: str) -> dict[str, list[Expected]]:
     helpers = suite_helpers(Path(path))
     spec = importlib.util.spec_from_file_location("_hidden_tests", path)
     module = importlib.util.module_from_spec(spec)

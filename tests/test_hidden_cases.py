@@ -209,3 +209,17 @@ def test_a_call_with_stand_ins_must_say_how_to_judge_inline_code():
         assert "inline=" in str(error)
     else:
         raise AssertionError("a call with stand-ins and no inline= was accepted")
+
+
+def test_a_suite_is_loaded_once_however_its_path_is_spelled():
+    """The fork server loads a suite by Path, the grading processes it forks by str: one
+    computation of the references serves both."""
+    from autograder import hidden
+    from autograder.suite_files import SUITE_FILE
+
+    from .conftest import REPO
+
+    suite = REPO / "solutions" / "attention-scoring" / SUITE_FILE
+    first = hidden.load(suite)
+    assert hidden.load(str(suite)) is first
+    assert hidden.load(f"{suite.parent}/../attention-scoring/{SUITE_FILE}") is first
