@@ -257,8 +257,10 @@ def grade_in_scratch(course: Course, assignment: str, student: str, gradebook: P
                                                       sandbox.Limits(cpu_seconds=_cpu(timeout),
                                                                      threads=threads),
                                                       ipc_dir=Path(sockets), zygote=zygote)
+            # The sandbox's kernelspec comes first on JUPYTER_PATH while nbgrader runs.
+            jupyter_path_before = os.environ.get("JUPYTER_PATH")
             os.environ["JUPYTER_PATH"] = os.pathsep.join(
-                [str(jupyter_path), *filter(None, [os.environ.get("JUPYTER_PATH")])])
+                [str(jupyter_path), *filter(None, [jupyter_path_before])])
             # The scratch course has no release or hidden tests of its own: use the course's.
             sandboxed.RestoreCourseCells.release_root = str(course.release.resolve())
             sandboxed.ShipHiddenCases.suite_root = str(course.source.resolve())
@@ -269,6 +271,10 @@ def grade_in_scratch(course: Course, assignment: str, student: str, gradebook: P
                 result = scratch.api(timeout=timeout, extra=sandboxed).autograde(
                     assignment, student, force=True, create=True)
             finally:      # whatever the notebook started dies before its results are read
+                if jupyter_path_before is None:
+                    os.environ.pop("JUPYTER_PATH", None)
+                else:
+                    os.environ["JUPYTER_PATH"] = jupyter_path_before
                 sandbox.reap_user(sandbox.sandbox_uid())
                 sandbox.reap(workdir)
                 if zygote is not None:

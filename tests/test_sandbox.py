@@ -181,3 +181,18 @@ def test_no_kernel_or_sandbox_left_running(graded):
     left = subprocess.run(["pgrep", "-af", str(course.root)], capture_output=True,
                           text=True).stdout
     assert left.strip() == "", f"processes left by grading:\n{left}"
+
+
+def test_grading_in_scratch_leaves_the_environment_as_it_was(tmp_path):
+    """The sandbox's kernelspec is put first on JUPYTER_PATH only while nbgrader runs."""
+    from autograder import worker
+
+    course = make_course(tmp_path / "course")
+    submit(course, "student", filled(course))
+    (tmp_path / "workspace").mkdir()
+    before = dict(os.environ)
+    outcome = worker.grade_in_scratch(course, ASSIGNMENT, "student", course.gradebook_path,
+                                      timeout=60, workspace=tmp_path / "workspace",
+                                      execute=False)
+    assert outcome.cells, outcome
+    assert dict(os.environ) == before
