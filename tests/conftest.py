@@ -12,6 +12,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+import yaml
 
 from autograder.course import Course
 from autograder.implementations import fill_release
@@ -149,3 +150,19 @@ def browser():
                                               args=CHROMIUM_ARGS, headless=True)
         yield chromium
         chromium.close()
+
+
+def toc_pages() -> list[str]:
+    """Every page of `_toc.yml`, in reading order."""
+    toc = yaml.safe_load((REPO / "_toc.yml").read_text())
+
+    def walk(entries):
+        for entry in entries:
+            if "file" in entry:
+                yield entry["file"]
+            yield from walk(entry.get("sections", []))
+
+    pages = [toc["root"]]
+    for part in toc.get("parts", []):
+        pages += walk(part["chapters"])
+    return pages

@@ -15,7 +15,7 @@ import yaml
 from autograder.course import Course
 from autograder.release import assignment_secrets, find_leaks
 
-from .conftest import ASSIGNMENT, REPO, visible_text
+from .conftest import ASSIGNMENT, REPO, toc_pages, visible_text
 
 # One worker builds the book: two parallel builds would race on the same `_build/` cache.
 # (The `site` fixture, in conftest.py, builds it once for this file and test_browser.py.)
@@ -143,7 +143,7 @@ def test_once_a_service_is_set_every_executable_page_can_be_launched(tmp_path):
     site = tmp_path / "_build" / "html"
     intro = visible_text((site / "book/intro.html").read_text())
     assert "rocket" in intro
-    executable = [page for page in toc_files() if page.startswith("exercises/")
+    executable = [page for page in toc_pages() if page.startswith("exercises/")
                   or _declares_a_kernel(REPO / f"{page}.md")]
     assert len(executable) >= 15
     for page in executable:
@@ -156,18 +156,6 @@ def test_once_a_service_is_set_every_executable_page_can_be_launched(tmp_path):
             if page.startswith("exercises/"):
                 assert f"exercises/{page.split('/')[1]}/" in unquote(link), link
             assert "solutions" not in unquote(link), link
-
-
-def toc_files() -> list[str]:
-    toc = yaml.safe_load((REPO / "_toc.yml").read_text())
-
-    def walk(entries):
-        for entry in entries:
-            if "file" in entry:
-                yield entry["file"]
-            yield from walk(entry.get("sections", []))
-
-    return [toc["root"], *[f for part in toc["parts"] for f in walk(part["chapters"])]]
 
 
 def _declares_a_kernel(path: Path) -> bool:

@@ -22,30 +22,13 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
-import yaml
 
-from .conftest import REPO, SCREENSHOTS, visible_text
+from .conftest import REPO, SCREENSHOTS, toc_pages, visible_text
 
 # With tests/test_book.py: one worker builds the site once (the `site` fixture).
 pytestmark = pytest.mark.xdist_group("book")
 
 VIEWPORT = {"width": 1280, "height": 800}
-
-
-def toc_pages() -> list[str]:
-    """Every page of `_toc.yml`, in reading order."""
-    toc = yaml.safe_load((REPO / "_toc.yml").read_text())
-
-    def walk(entries):
-        for entry in entries:
-            if "file" in entry:
-                yield entry["file"]
-            yield from walk(entry.get("sections", []))
-
-    pages = [toc["root"]]
-    for part in toc.get("parts", []):
-        pages += walk(part["chapters"])
-    return pages
 
 
 PAGES = toc_pages()
