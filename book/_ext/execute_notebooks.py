@@ -29,9 +29,10 @@ from jupyter_cache.executors.utils import single_nb_execution
 from myst_nb.core.read import read_myst_markdown_notebook
 from myst_parser.config.main import MdParserConfig
 
+from attention_course.progress import BUILD_VARIABLE  # progress bars read it
+
 ROOT = Path(__file__).resolve().parent.parent.parent
 TIMES_FILE = ".execution-times.json"       # in the cache's folder: seconds per page, last build
-BUILD_VARIABLE = "ATTENTION_COURSE_BOOK_BUILD"   # attention_course.progress reads it
 
 
 def book_pages(root: Path) -> list[Path]:
