@@ -11,7 +11,7 @@ JOBS   ?= 2
 
 help:
 	@echo "make book      build the website into _build/html (executes the notebooks, cached)"
-	@echo "make test      lint, then run the whole test suite (release, grading, mutants, book)"
+	@echo "make test      lint (ruff, import layers), then the whole test suite (grader, book)"
 	@echo "make test-full every mutant, variant and independent implementation through the pipeline"
 	@echo "make test-browser  the website in Chromium and the exercises in JupyterLab only"
 	@echo "make release   regenerate exercises/ from solutions/ (nbgrader generate_assignment)"
@@ -68,8 +68,10 @@ release: $(STAMP)
 validate: $(STAMP) sandbox-tools
 	$(BIN)/python -m autograder validate --jobs $(JOBS)
 
+# ruff, then the grader's layers (import-linter's contracts in pyproject.toml).
 lint: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports
 
 test: lint sandbox-tools browser-tools postgres-tools
 	$(BIN)/python -m pytest -n $(JOBS) --dist loadgroup -m "not full" --durations=20

@@ -13,7 +13,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 if HERE not in sys.path:
     sys.path.insert(0, HERE)   # so that nbgrader can import the course's preprocessors
 
-from autograder.nbgrader_setup import configure  # noqa: E402
+from autograder.submission.settings import configure  # noqa: E402
 
 c = get_config()  # noqa: F821 -- provided by traitlets when it loads this file
 configure(c, HERE)

@@ -10,17 +10,17 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from . import warm
-from .defaults import DEFAULT_TIMEOUT
+from .batch import forkserver
+from .course import Course
+from .course.defaults import DEFAULT_TIMEOUT
 
-if TYPE_CHECKING:        # imported when a command runs: nbgrader takes a second to import
-    from .course import Course
+# Each command's module is imported when the command runs, below: nbgrader and torch take
+# seconds to import, and `grade` starts its fork server first, to import them meanwhile.
 
 
 def _release(course: Course, args: argparse.Namespace) -> int:
-    from .release import release
+    from .commands.release import release
 
     for name in release(course, args.assignments or None):
         print(f"released {name} -> {course.release / name} (checked: no solution, no hidden test)")
@@ -28,7 +28,7 @@ def _release(course: Course, args: argparse.Namespace) -> int:
 
 
 def _collect(course: Course, args: argparse.Namespace) -> int:
-    from .collect import CollectError, collect
+    from .commands.collect import CollectError, collect
 
     try:
         collected, skipped = collect(course, args.path, args.assignment)
@@ -44,7 +44,7 @@ def _collect(course: Course, args: argparse.Namespace) -> int:
 
 
 def _grade(course: Course, args: argparse.Namespace) -> int:
-    from .grading import grade
+    from .commands.grade import grade
 
     outcomes = grade(course, args.assignments or None, jobs=args.jobs, timeout=args.timeout,
                      force=args.force, scheduler=args.scheduler)
@@ -58,7 +58,7 @@ def _grade(course: Course, args: argparse.Namespace) -> int:
 
 
 def _feedback(course: Course, args: argparse.Namespace) -> int:
-    from .feedback import feedback
+    from .commands.feedback import feedback
 
     pages = feedback(course, args.assignments or None)
     print(f"wrote feedback for {len(pages)} submission(s) into {course.feedback}")
@@ -66,7 +66,7 @@ def _feedback(course: Course, args: argparse.Namespace) -> int:
 
 
 def _export(course: Course, args: argparse.Namespace) -> int:
-    from .export import export
+    from .commands.export import export
 
     scores = export(course, args.csv, args.json)
     written = [p for p in (args.csv, args.json) if p] or ["grades.csv", "grades.json"]
@@ -75,7 +75,7 @@ def _export(course: Course, args: argparse.Namespace) -> int:
 
 
 def _report(course: Course, args: argparse.Namespace) -> int:
-    from .report import write_report
+    from .commands.report import write_report
 
     for assignment in args.assignments or course.assignments():
         path = write_report(course, assignment,
@@ -86,7 +86,7 @@ def _report(course: Course, args: argparse.Namespace) -> int:
 
 
 def _validate(course: Course, args: argparse.Namespace) -> int:
-    from .validate import validate
+    from .commands.validate import validate
 
     ok = True
     for assignment in args.assignments or course.assignments():
@@ -147,7 +147,5 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> None:
     args = parser().parse_args(argv)
     if args.command == "grade" and not args.scheduler:
-        warm.start_server()     # it imports the grader while this process does
-    from .course import Course
-
+        forkserver.start_server()     # it imports the grader while this process does
     sys.exit(args.run(Course.at(args.root, args.db), args))

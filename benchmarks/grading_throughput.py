@@ -11,8 +11,9 @@ grades identical copies of it, in the same run, with
   every notebook in its sandbox), three ways: cold (``AUTOGRADER_COLD_START=1``: every
   grading process a fresh interpreter, every kernel a fresh sandbox that imports torch);
   warm graders with cold kernels (``AUTOGRADER_COLD_KERNELS=1``: grading processes forked
-  from a server that imported the grader, :mod:`autograder.warm`); and warm, the default
-  (kernels forked, too, from a sandboxed zygote that imported torch, :mod:`autograder.zygote`).
+  from a server that imported the grader, :mod:`autograder.batch.forkserver`); and warm, the
+  default (kernels forked, too, from a sandboxed zygote that imported torch,
+  :mod:`autograder.sandbox.zygote`).
 
 It prints the throughputs and their ratios to plain nbgrader, and the grader's cost per
 notebook (seconds from taking the submission to having its outcome, on one worker)
@@ -38,11 +39,11 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.catalogue import implementations
+from autograder.commands.release import release
 from autograder.course import Course
-from autograder.grading import load_outcome
-from autograder.implementations import fill_release
-from autograder.release import release
+from autograder.course.outcome import load_outcome
+from autograder.proving.catalogue import implementations
+from autograder.proving.fill import fill_release
 
 REPO = Path(__file__).resolve().parent.parent
 ASSIGNMENT = "attention-scoring"

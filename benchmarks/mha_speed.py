@@ -34,7 +34,7 @@ from pathlib import Path
 import torch
 from torch import nn
 
-from autograder.dryrun import answered_notebook
+from autograder.proving.dryrun import answered_notebook
 
 SOLUTION = Path(__file__).resolve().parent.parent / "solutions" / "multihead-attention"
 SIZES = [(B, T, d_model, heads) for B, T in itertools.product((1, 8), (16, 128, 512))

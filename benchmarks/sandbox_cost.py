@@ -17,7 +17,7 @@ from pathlib import Path
 
 from jupyter_client import KernelManager
 
-from autograder import sandbox
+from autograder.sandbox import kernelspec
 
 
 def run_once(kernel_name: str, **manager_options) -> float:
@@ -47,9 +47,9 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as scratch:
             workdir = Path(scratch) / "work"
             workdir.mkdir()
-            jupyter_path, _ = sandbox.install(Path(scratch), workdir)
+            jupyter_path = kernelspec.install(Path(scratch), workdir).jupyter_path
             os.environ["JUPYTER_PATH"] = str(jupyter_path)
-            boxed.append(run_once(sandbox.KERNEL_NAME, transport="ipc",
+            boxed.append(run_once(kernelspec.KERNEL_NAME, transport="ipc",
                                   ip=str(Path(scratch) / "kernel-sockets" / "kernel")))
             del os.environ["JUPYTER_PATH"]
     p, b = statistics.median(plain), statistics.median(boxed)

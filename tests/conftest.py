@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import importlib.util
 import os
 import re
 import shutil
@@ -12,13 +13,27 @@ from pathlib import Path
 
 import nbformat
 import pytest
-import yaml
 
+from autograder.commands.release import release
 from autograder.course import Course
-from autograder.implementations import fill_release
-from autograder.release import release
+from autograder.proving.fill import fill_release
 
 REPO = Path(__file__).resolve().parent.parent
+# Implementations written apart from the solution, from the contract alone:
+# independent/<assignment>/mutants/*.py must lose marks, variants/*.py earn full marks.
+INDEPENDENT = REPO / "tests" / "independent"
+
+
+def independent(assignment: str, kind: str | None = None) -> list[Path]:
+    """The independent ``kind`` ("mutant", "variant"; default: both) modules of ``assignment``."""
+    kinds = [kind] if kind else ["mutant", "variant"]
+    return [path for k in kinds
+            for path in sorted((INDEPENDENT / assignment / f"{k}s").glob("*.py"))]
+
+
+def is_variant(module: Path) -> bool:
+    """Whether an independent module is a correct implementation (else a wrong one)."""
+    return module.parent.name == "variants"
 ASSIGNMENT = "attention-scoring"
 
 
@@ -153,16 +168,18 @@ def browser():
 
 
 def toc_pages() -> list[str]:
-    """Every page of `_toc.yml`, in reading order."""
-    toc = yaml.safe_load((REPO / "_toc.yml").read_text())
+    """Every page of `_toc.yml`, in reading order (as the build reads it: book/_ext/toc.py)."""
+    return _book_toc().toc_pages(REPO)
 
-    def walk(entries):
-        for entry in entries:
-            if "file" in entry:
-                yield entry["file"]
-            yield from walk(entry.get("sections", []))
 
-    pages = [toc["root"]]
-    for part in toc.get("parts", []):
-        pages += walk(part["chapters"])
-    return pages
+def is_notebook(path: Path) -> bool:
+    """Whether a page is a notebook (as the build decides: book/_ext/toc.py)."""
+    return path.exists() and _book_toc().is_notebook(path)
+
+
+def _book_toc():
+    """book/_ext/toc.py, which the build imports from its own folder."""
+    spec = importlib.util.spec_from_file_location("book_toc", REPO / "book" / "_ext" / "toc.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

@@ -28,6 +28,7 @@ from jupyter_cache.base import CacheBundleIn
 from jupyter_cache.executors.utils import single_nb_execution
 from myst_nb.core.read import read_myst_markdown_notebook
 from myst_parser.config.main import MdParserConfig
+from toc import is_notebook, toc_pages  # book/_ext/toc.py, beside this script
 
 from attention_course.progress import BUILD_VARIABLE  # progress bars read it
 
@@ -38,31 +39,16 @@ TIMES_FILE = ".execution-times.json"       # in the cache's folder: seconds per 
 def book_pages(root: Path) -> list[Path]:
     """The notebooks of ``_toc.yml`` that the build executes (not ``execute``'s
     ``exclude_patterns``), as source files."""
-    toc = yaml.safe_load((root / "_toc.yml").read_text())
     config = yaml.safe_load((root / "_config.yml").read_text())
     excluded = config.get("execute", {}).get("exclude_patterns", [])
-
-    def walk(entries):
-        for entry in entries:
-            if "file" in entry:
-                yield entry["file"]
-            yield from walk(entry.get("sections", []))
-
-    files = [toc["root"], *[f for part in toc.get("parts", []) for f in walk(part["chapters"])]]
     pages = []
-    for name in files:
+    for name in toc_pages(root):
         for suffix in (".md", ".ipynb"):
             path = root / f"{name}{suffix}"
-            if path.exists() and not any(path.match(pattern) for pattern in excluded):
-                if suffix == ".ipynb" or _is_notebook(path):
-                    pages.append(path)
+            if path.exists() and not any(path.match(pattern) for pattern in excluded) \
+                    and is_notebook(path):
+                pages.append(path)
     return pages
-
-
-def _is_notebook(path: Path) -> bool:
-    """Whether a Markdown page is a MyST notebook (it declares a kernel)."""
-    text = path.read_text()
-    return text.startswith("---") and "kernelspec" in text.split("---", 2)[1]
 
 
 def read_notebook(path: Path) -> nbformat.NotebookNode:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import torch
 
 from autograder.hidden import Call, Helper, StandIn, Student, Suite
-from autograder.probe import HELPERS
+from autograder.hidden.probe import HELPERS
 
 SUITE = Suite()
 F32, F64 = torch.float32, torch.float64

@@ -1,0 +1,92 @@
+"""`feedback`: an HTML report per student and assignment, with no hidden test in it.
+
+``feedback/<student>/<assignment>/`` gets nbgrader's annotated notebook(s) — run through
+:class:`~autograder.submission.hide.HideHiddenTests` — and an ``index.html`` summary: the
+score, why anything could not be graded, what to check first (the hint of the catalogued
+mistake that best explains the failures, see :mod:`autograder.proving.diagnosis`), and for each
+test whether it passed, failed, timed out or could not run, with the reason.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from jinja2 import Environment, select_autoescape
+
+from ..course import Course, Outcome
+from ..course.outcome import OUTCOME_FILE, STATUS_COLOURS, load_outcome
+from ..proving.diagnosis import catalogue_mistakes, diagnose
+from ..submission import settings
+
+_TEMPLATE = Environment(autoescape=select_autoescape(default=True)).from_string("""\
+<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<title>{{ o.assignment }} — feedback for {{ o.student }}</title>
+<style>
+ body { font-family: system-ui, sans-serif; max-width: 60rem; margin: 2rem auto; padding: 0 1rem; }
+ table { border-collapse: collapse; width: 100%; }
+ td, th { border: 1px solid #ccc; padding: .4rem; }
+ th { background: #f3f3f3; text-align: left; } pre { white-space: pre-wrap; margin: 0; }
+{% for status, colour in colours.items() %} .{{ status|replace(' ', '-') }} { color: {{ colour }}; }
+{% endfor %}
+</style></head><body>
+<h1>{{ o.assignment }}: {{ "%g"|format(o.score) }} / {{ "%g"|format(max_score) }}</h1>
+<p>Student: <strong>{{ o.student }}</strong></p>
+{% if o.reasons %}<h2>What could not be graded</h2><ul>
+{% for reason in o.reasons %}<li>{{ reason }}</li>{% endfor %}</ul>{% endif %}
+{% if hints %}<h2>What to check</h2>
+<p>Your results match a mistake many students make{% if hints|length > 1 %} (more than
+one, in fact){% endif %}:</p><ul>{% for hint in hints %}<li>{{ hint }}</li>{% endfor %}</ul>
+{% endif %}<h2>Tests</h2>
+<table><tr><th>test</th><th>notebook</th><th>result</th><th>points</th><th>why</th></tr>
+{% for c in o.cells %}<tr><td><code>{{ c.grade_id }}</code></td><td>{{ c.notebook }}</td>
+<td class="{{ c.status|replace(' ', '-') }}">{{ c.status }}</td>
+<td>{{ "%g"|format(c.score) }} / {{ "%g"|format(c.max_score) }}</td>
+<td><pre>{{ c.message }}</pre></td></tr>
+{% endfor %}</table>
+{% if notebooks %}<h2>Your notebook, as graded</h2><ul>
+{% for nb in notebooks %}<li><a href="{{ nb }}.html">{{ nb }}</a></li>{% endfor %}</ul>
+<p>Hidden tests are not shown; their result and message are.</p>{% endif %}
+</body></html>
+""")
+
+
+def render_summary(outcome: Outcome, notebooks: list[str], hints: list[str] = ()) -> str:
+    """The summary page of one graded submission (``hints``: what to check first)."""
+    return _TEMPLATE.render(o=outcome, max_score=outcome.max_score, notebooks=notebooks,
+                            colours=STATUS_COLOURS,
+                            hints=list(hints))
+
+
+def _hints(course: Course, outcome: Outcome, cache: dict) -> list[str]:
+    """The hints of the catalogued mistakes that best explain a failing submission."""
+    if outcome.score >= outcome.max_score:
+        return []
+    if outcome.assignment not in cache:
+        cache[outcome.assignment] = catalogue_mistakes(course, outcome.assignment)
+    return [m.hint for m in diagnose(outcome, cache[outcome.assignment]).mistakes]
+
+
+def feedback(course: Course, assignments: list[str] | None = None) -> list[Path]:
+    """Write feedback for every graded submission of ``assignments``; return the pages."""
+    wanted = set(assignments or course.assignments())
+    api = settings.api(course)
+    pages, mistakes = [], {}
+    for report in sorted(course.autograded.glob(f"*/*/{OUTCOME_FILE}")):
+        student, assignment = report.parent.parent.name, report.parent.name
+        if assignment not in wanted:
+            continue
+        outcome = load_outcome(course, student, assignment)
+        target = course.feedback / student / assignment
+        graded = sorted(p.stem for p in report.parent.glob("*.ipynb"))
+        if graded:
+            result = api.generate_feedback(assignment, student, force=True)
+            if not result["success"]:
+                outcome.reasons.append("the annotated notebook could not be rendered")
+                graded = []
+        target.mkdir(parents=True, exist_ok=True)
+        (target / OUTCOME_FILE).unlink(missing_ok=True)   # nbgrader copies it; it is for us
+        page = target / "index.html"
+        page.write_text(render_summary(outcome, graded, _hints(course, outcome, mistakes)))
+        pages.append(page)
+    return pages

@@ -1,0 +1,138 @@
+"""`release`: solutions/ -> exercises/, then check that the release gives nothing away."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import jupytext
+import nbformat
+
+from ..course import Course
+from ..course.files import MARKERS, REGION, SUITE_FILE
+from ..submission import settings
+
+_TRAILING_COMMENT = re.compile(r"\s+#.*$")
+
+
+def code_line(line: str) -> str:
+    """A line of code without indentation and trailing comment, for comparisons."""
+    return _TRAILING_COMMENT.sub("", line).strip()
+
+
+class ReleaseLeak(RuntimeError):
+    """The student release contains solution code or hidden tests."""
+
+
+def build_source_notebook(course: Course, assignment: str) -> Path:
+    """Write ``solutions/A/A.ipynb`` from its jupytext source ``solutions/A/A.py``.
+
+    Each cell's id is its nbgrader ``grade_id`` (or its position, for a cell without one),
+    so that releasing the same source gives the same notebook, byte for byte.
+    """
+    script = course.source / assignment / f"{assignment}.py"
+    notebook = jupytext.read(script)
+    notebook.metadata.pop("jupytext", None)
+    for index, cell in enumerate(notebook.cells):
+        cell.id = cell.metadata.get("nbgrader", {}).get("grade_id") or f"cell-{index}"
+    target = script.with_suffix(".ipynb")
+    nbformat.write(notebook, target)
+    return target
+
+
+def secret_lines(source: nbformat.NotebookNode) -> set[str]:
+    """Lines of code inside solution and hidden-test regions, long enough to be telling."""
+    lines = set()
+    for cell in source.cells:
+        for _, body in REGION.findall(cell.source):
+            for line in body.splitlines():
+                line = code_line(line)
+                if len(line) >= 12 and not line.startswith("#"):
+                    lines.add(line)
+    return lines
+
+
+_INLINE_CODE = re.compile(r"`([^`\n]+)`")
+
+
+def public_lines(source: nbformat.NotebookNode) -> set[str]:
+    """Lines of code the source shows students: outside solution and hidden-test regions,
+    including the inline code of the instructions (``optimizer.zero_grad()``)."""
+    shown = {code_line(line) for cell in source.cells
+             for line in REGION.sub("", cell.source).splitlines()}
+    shown |= {code_line(span) for cell in source.cells if cell.cell_type == "markdown"
+              for span in _INLINE_CODE.findall(cell.source)}
+    return shown
+
+
+def assignment_secrets(course: Course, assignment: str) -> set[str]:
+    """Telling lines of an assignment's solutions, hidden regions and hidden-test suite.
+
+    A line the notebook also shows outside those regions (``super().__init__()``, a
+    signature, a line of the visible tests) is public, not a secret.
+    """
+    source = nbformat.from_dict(jupytext.read(course.source / assignment / f"{assignment}.py"))
+    secrets = secret_lines(source)
+    suite = course.source / assignment / SUITE_FILE
+    if suite.exists():
+        secrets |= {line for line in map(code_line, suite.read_text().splitlines())
+                    if len(line) >= 12
+                    and not line.startswith(("#", '"""', "import ", "from "))}
+    return secrets - public_lines(source)
+
+
+TELLING_LENGTH = 40    # a secret line this long gives the answer away on its own
+
+
+def find_leaks(secrets: set[str], lines: list[str]) -> list[str]:
+    """The secret lines among ``lines`` that give something away.
+
+    A long secret line does on its own. A short one (``loss.backward()``) is in every
+    training loop of the book: it counts only next to another secret line, as in a copied
+    block of solution code.
+    """
+    shown = [code_line(line) for line in lines]
+    shown = [line for line in shown if line]
+    leaks = set()
+    for i, line in enumerate(shown):
+        if line not in secrets:
+            continue
+        neighbours = shown[max(0, i - 1):i] + shown[i + 1:i + 2]
+        if len(line) >= TELLING_LENGTH or any(n in secrets for n in neighbours):
+            leaks.add(line)
+    return sorted(leaks)
+
+
+def check_release(course: Course, assignment: str) -> None:
+    """Raise :class:`ReleaseLeak` if a released file holds a marker or a secret line of code."""
+    secrets = assignment_secrets(course, assignment)
+    release_dir = course.release / assignment
+    if not release_dir.is_dir():
+        raise ReleaseLeak(f"{assignment}: no release in {release_dir}")
+    for path in sorted(release_dir.rglob("*")):
+        if not path.is_file():
+            continue
+        text = path.read_text(errors="replace")
+        found = [m for m in MARKERS if m in text]
+        if path.suffix == ".ipynb":
+            cells = nbformat.reads(text, as_version=4).cells
+            found += [leak for cell in cells
+                      for leak in find_leaks(secrets, cell.source.splitlines())]
+        else:
+            found += find_leaks(secrets, text.splitlines())
+        if found:
+            raise ReleaseLeak(f"{path} gives away: {found[:3]}")
+
+
+def release(course: Course, assignments: list[str] | None = None) -> list[str]:
+    """Generate the student versions of ``assignments`` (default: all) and check them."""
+    api = settings.api(course)
+    names = assignments or course.assignments()
+    for assignment in names:
+        build_source_notebook(course, assignment)
+        result = api.generate_assignment(assignment, force=True, create=True)
+        if not result["success"]:
+            raise RuntimeError(f"nbgrader could not release {assignment}:\n{result['log']}"
+                               f"\n{result.get('error', '')}")
+        check_release(course, assignment)
+    return names

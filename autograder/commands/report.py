@@ -1,0 +1,206 @@
+"""`report`: one HTML page about a graded batch, for the instructor.
+
+``python -m autograder report ASSIGNMENT`` reads every recorded outcome of the assignment
+and writes ``reports/<assignment>.html``, a single self-contained page: the score
+distribution, the pass rate of every test, the time each submission took, and a
+*diagnosis* — the catalogued mistakes that explain the failing submissions ("12
+students: mask applied after the softmax"), with the students who made each.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import statistics
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+from jinja2 import Environment, select_autoescape
+
+from ..course import Course, Outcome
+from ..course.outcome import OUTCOME_FILE, STATUS_COLOURS, STATUSES, load_outcome
+from ..proving.diagnosis import Diagnosis, catalogue_mistakes, diagnose
+
+
+@dataclass
+class Batch:
+    """The graded submissions of one assignment, with their diagnoses."""
+
+    assignment: str
+    outcomes: list[Outcome]
+    diagnoses: dict[str, Diagnosis]        # student -> diagnosis (failing submissions)
+
+    @property
+    def max_score(self) -> float:
+        return max((o.max_score for o in self.outcomes), default=0.0)
+
+    def tests(self) -> list[str]:
+        order: dict[str, None] = {}
+        for outcome in self.outcomes:
+            for cell in outcome.cells:
+                order.setdefault(cell.grade_id, None)
+        return list(order)
+
+    def status_counts(self) -> dict[str, Counter]:
+        counts: dict[str, Counter] = defaultdict(Counter)
+        for outcome in self.outcomes:
+            for cell in outcome.cells:
+                counts[cell.grade_id][cell.status] += 1
+        return counts
+
+    def mistake_groups(self) -> list[tuple[str, str, list[str]]]:
+        """(mistake name, description, students) for every diagnosed mistake, most common
+        first; a student may appear under several mistakes."""
+        groups: dict[str, tuple[str, list[str]]] = {}
+        for student, diagnosis in sorted(self.diagnoses.items()):
+            for mistake in diagnosis.mistakes:
+                groups.setdefault(mistake.name, (mistake.description, []))[1].append(student)
+        return sorted(((name, text, students) for name, (text, students) in groups.items()),
+                      key=lambda group: (-len(group[2]), group[0]))
+
+
+def load_batch(course: Course, assignment: str) -> Batch:
+    """Every recorded outcome of ``assignment``, each failing one diagnosed."""
+    outcomes = []
+    for report in sorted(course.autograded.glob(f"*/{assignment}/{OUTCOME_FILE}")):
+        outcome = load_outcome(course, report.parent.parent.name, assignment)
+        if outcome is not None:
+            outcomes.append(outcome)
+    mistakes = catalogue_mistakes(course, assignment) if outcomes else []
+    diagnoses = {}
+    for outcome in outcomes:
+        if outcome.score < outcome.max_score:
+            diagnoses[outcome.student] = diagnose(outcome, mistakes)
+    return Batch(assignment, outcomes, diagnoses)
+
+
+# --------------------------------------------------------------------------- figures
+
+
+def _png(figure) -> str:
+    import matplotlib.pyplot as plt
+
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=110, bbox_inches="tight")
+    plt.close(figure)
+    return base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+def figures(batch: Batch) -> dict[str, str]:
+    """The report's plots as base64 PNGs: scores, pass rate per test, time."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    scores = [o.score for o in batch.outcomes]
+    fig, ax = plt.subplots(figsize=(7, 3))
+    ax.hist(scores, bins=[x - 0.5 for x in range(int(batch.max_score) + 2)], color="#3b6ea5",
+            edgecolor="white")
+    ax.set(title=f"Scores ({len(scores)} submissions)", xlabel="points",
+           ylabel="submissions", xlim=(-0.5, batch.max_score + 0.5))
+    plots = {"scores": _png(fig)}
+
+    tests, counts = batch.tests(), batch.status_counts()
+    fig, ax = plt.subplots(figsize=(7, 0.35 * len(tests) + 1.2))
+    left = [0.0] * len(tests)
+    total = max(len(batch.outcomes), 1)
+    for status in STATUSES:
+        shares = [counts[t][status] / total for t in tests]
+        ax.barh(tests, shares, left=left, color=STATUS_COLOURS[status], label=status)
+        left = [a + b for a, b in zip(left, shares, strict=True)]
+    ax.invert_yaxis()
+    ax.set(title="Result of every test", xlabel="share of submissions", xlim=(0, 1))
+    ax.legend(loc="lower right", fontsize=8, ncols=4)
+    plots["tests"] = _png(fig)
+
+    fig, ax = plt.subplots(figsize=(7, 3))
+    ax.hist([o.seconds for o in batch.outcomes], bins=20, color="#888888", edgecolor="white")
+    ax.set(title="Time to grade each submission", xlabel="seconds", ylabel="submissions")
+    plots["time"] = _png(fig)
+    return plots
+
+
+# --------------------------------------------------------------------------- page
+
+_PAGE = Environment(autoescape=select_autoescape(default=True)).from_string("""\
+<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>{{ b.assignment }}: grading report</title>
+<style>
+ body { font-family: system-ui, sans-serif; max-width: 64rem; margin: 2rem auto; padding: 0 1rem; }
+ table { border-collapse: collapse; width: 100%; margin: .5rem 0 1.5rem; }
+ td, th { border: 1px solid #ccc; padding: .3rem .5rem; vertical-align: top; }
+ th { background: #f3f3f3; text-align: left; } td.n { text-align: right; }
+ img { max-width: 100%; } .muted { color: #666; }
+</style></head><body>
+<h1>{{ b.assignment }}: grading report</h1>
+<p>{{ b.outcomes|length }} submissions graded; mean {{ "%.1f"|format(mean) }} and median
+{{ "%g"|format(median) }} of {{ "%g"|format(b.max_score) }} points; {{ full }} with full
+marks; {{ b.diagnoses|length }} lost points.</p>
+
+<h2>Diagnosis: the mistakes behind the lost points</h2>
+{% if groups %}<table><tr><th>students</th><th>mistake (from the catalogue)</th><th>who</th></tr>
+{% for name, text, students in groups %}<tr><td class="n">{{ students|length }}</td>
+<td>{{ text }} <span class="muted">({{ name }})</span></td><td>{{ students|join(", ") }}</td></tr>
+{% endfor %}</table>{% else %}<p>No failing submission matches a catalogued mistake.</p>{% endif %}
+{% if unexplained %}<p>Not explained by the catalogue (worth a look, and maybe a new mutant):
+{{ unexplained|join(", ") }}.</p>{% endif %}
+
+<h2>Graded twice</h2>
+{% set twice = b.outcomes|selectattr("attempts")|list %}
+{% if twice %}<p>Something abnormal happened while these submissions were graded (a kernel
+that died or failed to start, a cell stopped by the wall clock, a course cell that failed):
+each was graded again before anything was recorded, and the attempt with more points kept.
+Where the two attempts disagree, look at what happened.</p>
+<table><tr><th>student</th><th>attempt</th><th>score</th><th>kept</th><th>tests that differ</th>
+<th>what happened</th></tr>
+{% for o in twice %}{% for a in o.attempts %}{% set other = o.attempts[1 - loop.index0] %}
+<tr><td>{{ o.student }}</td><td class="n">{{ loop.index }}</td>
+<td class="n">{{ "%g"|format(a.score) }}</td><td>{{ "yes" if a.kept else "" }}</td>
+<td>{% for test, status in a.verdicts.items() if other.verdicts.get(test) != status -%}
+{{ test }}: {{ status }}{{ "; " if not loop.last }}{% endfor %}</td>
+<td>{{ a.abnormal|join("; ") or "nothing" }}</td></tr>
+{% endfor %}{% endfor %}</table>
+{% else %}<p>Every submission was graded once: nothing abnormal happened.</p>{% endif %}
+
+{% for key, title, alt in sections %}<h2>{{ title }}</h2>
+<img alt="{{ alt }}" src="data:image/png;base64,{{ plots[key] }}">
+{% endfor %}
+
+<h2>Submissions</h2>
+<table><tr><th>student</th><th>score</th><th>seconds</th><th>most likely mistake</th>
+<th>notes</th></tr>
+{% for o in b.outcomes %}{% set d = b.diagnoses.get(o.student) %}
+<tr><td>{{ o.student }}</td><td class="n">{{ "%g"|format(o.score) }}</td>
+<td class="n">{{ "%.1f"|format(o.seconds) }}</td>
+<td>{% if d and d.primary %}{{ d.mistakes|map(attribute="description")|join("; ") }}{% endif %}</td>
+<td>{{ o.reasons|join("; ") }}</td></tr>
+{% endfor %}</table>
+</body></html>
+""")
+
+
+def render(batch: Batch) -> str:
+    scores = [o.score for o in batch.outcomes] or [0.0]
+    unexplained = sorted(student for student, d in batch.diagnoses.items() if not d.mistakes)
+    return _PAGE.render(b=batch, mean=statistics.fmean(scores), median=statistics.median(scores),
+                        full=sum(o.score == batch.max_score for o in batch.outcomes),
+                        groups=batch.mistake_groups(), unexplained=unexplained,
+                        plots=figures(batch), sections=_SECTIONS)
+
+
+_SECTIONS = [
+    ("scores", "Scores", "Histogram of the submissions' scores"),
+    ("tests", "Tests", "For every test, the share of submissions that passed, failed, timed "
+                       "out or could not run"),
+    ("time", "Time", "Histogram of the seconds each submission took to grade"),
+]
+
+
+def write_report(course: Course, assignment: str, path: Path | None = None) -> Path:
+    """Write the report of ``assignment`` (default: ``reports/<assignment>.html``)."""
+    target = path or course.root / "reports" / f"{assignment}.html"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(render(load_batch(course, assignment)))
+    return target

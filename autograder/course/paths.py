@@ -1,0 +1,59 @@
+"""The course directory: where assignments, submissions and the gradebook live."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+SOURCE_DIR = "solutions"      # nbgrader's source directory: the instructor's notebooks
+RELEASE_DIR = "exercises"     # nbgrader's release directory: what students get
+
+
+@dataclass(frozen=True)
+class Course:
+    """An nbgrader course directory laid out as this repository is."""
+
+    root: Path
+    db: str | None = None     # the gradebook's URL; None: gradebook.db (SQLite) in root
+
+    @classmethod
+    def at(cls, root: str | Path = ".", db: str | None = None) -> Course:
+        return cls(Path(root).resolve(), db)
+
+    @property
+    def source(self) -> Path:
+        return self.root / SOURCE_DIR
+
+    @property
+    def release(self) -> Path:
+        return self.root / RELEASE_DIR
+
+    @property
+    def submitted(self) -> Path:
+        return self.root / "submitted"
+
+    @property
+    def autograded(self) -> Path:
+        return self.root / "autograded"
+
+    @property
+    def feedback(self) -> Path:
+        return self.root / "feedback"
+
+    @property
+    def gradebook_path(self) -> Path:
+        return self.root / "gradebook.db"
+
+    @property
+    def db_url(self) -> str:
+        """nbgrader's ``db_url``: SQLite by default, PostgreSQL for a team of graders."""
+        return self.db or f"sqlite:///{self.gradebook_path}"
+
+    def assignments(self) -> list[str]:
+        """Every assignment written in the source directory, in name order."""
+        return sorted(p.name for p in self.source.iterdir()
+                      if p.is_dir() and (p / f"{p.name}.py").exists())
+
+    def notebook_names(self, assignment: str) -> list[str]:
+        """Names (without .ipynb) of the notebooks an assignment's release holds."""
+        return sorted(p.stem for p in (self.release / assignment).glob("*.ipynb"))

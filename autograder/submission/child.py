@@ -1,0 +1,226 @@
+"""Grade one submission in a scratch course directory: the grading process's own work.
+
+The grading process (forked warm by :mod:`autograder.batch.forkserver`, or started as
+``python -m autograder.submission.child``) never writes to the course's gradebook. It
+stages the submission (:mod:`.staging`) and a snapshot of the gradebook
+(:mod:`.scratch_gradebook`) in a scratch directory inside its workspace, runs nbgrader's
+autograder there with the course's settings (:mod:`.settings`; the notebook's kernel in
+the sandbox of :mod:`autograder.sandbox`), reads the verdicts back (:mod:`.verdicts`) and
+writes an :class:`~autograder.course.Outcome`, leaving the graded notebooks in the
+workspace for the one writer (:mod:`autograder.batch.recorder`) to record.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+from nbgrader.api import Gradebook, MissingEntry
+
+from ..course import CellResult, Course, Outcome
+from ..course.outcome import NOT_RUN, PASSED
+from ..sandbox import kernelspec
+from ..sandbox.bubblewrap import Limits, sandbox_uid
+from ..sandbox.reaping import reap, reap_user
+from ..sandbox.zygote import Zygote
+from . import settings
+from .scratch_gradebook import expected_cells, scratch_databases
+from .staging import copy_regular_files, readable_notebook, restore_released_files
+from .verdicts import (
+    answer_errors,
+    cell_verdicts,
+    irregular_cells,
+    logged_events,
+    logged_failures,
+)
+
+GRADED_FOLDER = "graded"     # in a workspace: the graded notebooks, for the writer
+REHEARSAL_STUDENT = "autograder-rehearsal"   # see rehearse: never a real one's grades
+
+
+def _cpu(timeout: int) -> int:
+    """CPU seconds a kernel may use: the wall limit on two cores, plus start-up."""
+    return 2 * timeout + 60
+
+
+def grade_in_scratch(course: Course, assignment: str, student: str, gradebook: Path,
+                     timeout: int, workspace: Path, zygote: Zygote | None = None,
+                     execute: bool = True, threads: int = 1) -> Outcome:
+    """Grade ``submitted/<student>/<assignment>`` with nbgrader in a scratch directory made
+    inside ``workspace``, and leave the graded notebooks in ``workspace/graded`` for the
+    one writer to record.
+
+    Whoever gave the workspace can find whatever grading left running (its processes name
+    it). With a ``zygote`` (:mod:`autograder.sandbox.zygote`), the notebook's kernels are
+    forked warm by it, in its sandbox, rather than started cold in a sandbox of their own.
+    Without ``execute``, every step is taken but running the notebook (see
+    :func:`rehearse`). The kernel computes on ``threads`` threads (see
+    :meth:`~autograder.sandbox.bubblewrap.Limits.threads_for`).
+    """
+    started = time.monotonic()
+    outcome = Outcome(student=student, assignment=assignment)
+    submission = course.submitted / student / assignment
+    with tempfile.TemporaryDirectory(prefix="autograde-", dir=workspace) as scratch_dir, \
+            tempfile.TemporaryDirectory(prefix="ag-") as sockets, \
+            scratch_databases(Path(scratch_dir)):
+        scratch = Course.at(scratch_dir)
+        shutil.copy(gradebook, scratch.gradebook_path)
+        cells = expected_cells(scratch.db_url, assignment)
+        staged = scratch.submitted / student / assignment
+        outcome.reasons.extend(copy_regular_files(submission, staged))
+        restore_released_files(course, assignment, staged)
+        gradable = []
+        for notebook in cells:
+            problem = readable_notebook(staged / f"{notebook}.ipynb")
+            if problem:
+                outcome.reasons.append(problem)
+                (staged / f"{notebook}.ipynb").unlink(missing_ok=True)
+            else:
+                gradable.append(notebook)
+
+        logs = Path(scratch_dir)
+        if gradable:
+            # The kernel works in a folder of its own, never in the one nbgrader writes.
+            # (with a zygote, this path only names the submission's kernels: see reap)
+            workdir = Path(scratch_dir) / "sandbox" / student / assignment
+            if zygote is not None:
+                zygote.clear()
+            kernel = kernelspec.install(Path(scratch_dir), workdir,
+                                        Limits(cpu_seconds=_cpu(timeout), threads=threads),
+                                        ipc_dir=Path(sockets), zygote=zygote)
+            extra = settings.sandboxed(course, kernel, logs, execute=execute)
+            try:
+                with _first_on_jupyter_path(kernel.jupyter_path):
+                    result = settings.api(scratch, timeout=timeout, extra=extra).autograde(
+                        assignment, student, force=True, create=True)
+            finally:      # whatever the notebook started dies before its results are read
+                reap_user(sandbox_uid())
+                reap(workdir)
+                if zygote is not None:
+                    zygote.clear()
+            if not result["success"]:
+                outcome.reasons.append(_nbgrader_failure(result))
+                outcome.abnormal.append(f"nbgrader could not grade: {outcome.reasons[-1]}")
+            outcome.abnormal.extend(logged_events(settings.events_file(logs)))
+        graded_dir = scratch.autograded / student / assignment
+        hidden = logged_failures(settings.verdicts_file(logs))
+        outcome.cells = _collect_cells(scratch, graded_dir, cells, assignment, student, hidden)
+        for notebook in sorted(graded_dir.glob("*.ipynb")):
+            outcome.reasons.extend(answer_errors(notebook))
+            outcome.abnormal.extend(irregular_cells(notebook))
+        target = workspace / GRADED_FOLDER
+        if target.exists():
+            shutil.rmtree(target)
+        if graded_dir.exists():
+            copy_regular_files(graded_dir, target)
+    outcome.seconds = round(time.monotonic() - started, 2)
+    return outcome
+
+
+@contextlib.contextmanager
+def _first_on_jupyter_path(folder: Path) -> Iterator[None]:
+    """``folder`` (the sandbox's kernelspec) first on ``JUPYTER_PATH`` while nbgrader runs;
+    the variable as it was afterwards."""
+    before = os.environ.get("JUPYTER_PATH")
+    os.environ["JUPYTER_PATH"] = os.pathsep.join([str(folder), *filter(None, [before])])
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop("JUPYTER_PATH", None)
+        else:
+            os.environ["JUPYTER_PATH"] = before
+
+
+def rehearse(course: Course, assignment: str, gradebook: Path) -> Outcome:
+    """Grade ``assignment``'s released notebook, as handed in untouched, taking every step
+    but running it (no kernel starts); the outcome is thrown away.
+
+    The grading fork server (:mod:`autograder.batch.preload`) rehearses each assignment of
+    a batch before it forks any grading process, so that the caches the libraries fill the
+    first time they are used (SQLAlchemy's loaders and compiled queries of the gradebook,
+    nbgrader's and nbconvert's configuration) are filled once, there, not once per
+    submission. Nothing is written outside a temporary folder.
+    """
+    with tempfile.TemporaryDirectory(prefix="rehearsal-") as folder:
+        stage = Course.at(folder)
+        stage.release.symlink_to(course.release.resolve(), target_is_directory=True)
+        stage.source.symlink_to(course.source.resolve(), target_is_directory=True)
+        submission = stage.submitted / REHEARSAL_STUDENT / assignment
+        shutil.copytree(course.release / assignment, submission)
+        return grade_in_scratch(stage, assignment, REHEARSAL_STUDENT, gradebook,
+                                timeout=60, workspace=Path(folder), execute=False)
+
+
+def _collect_cells(scratch: Course, graded_dir: Path, cells: dict, assignment: str,
+                   student: str, hidden: dict) -> list[CellResult]:
+    results = []
+    with Gradebook(scratch.db_url) as gb:
+        for notebook, grade_cells in cells.items():
+            path = graded_dir / f"{notebook}.ipynb"
+            verdicts = cell_verdicts(path, hidden) if path.exists() else {}
+            for grade_id, max_score in grade_cells:
+                status, message, details = verdicts.get(
+                    grade_id, (NOT_RUN, "the notebook was not graded", []))
+                try:
+                    score = gb.find_grade(grade_id, notebook, assignment, student).score
+                except MissingEntry:
+                    score = 0.0
+                if status != PASSED:
+                    score = 0.0
+                results.append(CellResult(grade_id, notebook, float(score or 0.0),
+                                          float(max_score), status, message, details))
+    return results
+
+
+_FAILURES = {
+    "DeadKernelError": "the notebook's kernel died (the code exited, crashed or ran out of "
+                       "memory), so its tests could not run",
+    "Kernel died": "the notebook's kernel died (the code exited, crashed or ran out of "
+                   "memory), so its tests could not run",
+    "UnresponsiveKernelError": "the notebook's kernel stopped responding",
+    "CellTimeoutError": "the notebook ran past the time limit",
+}
+
+
+def _nbgrader_failure(result: dict) -> str:
+    """One line saying why nbgrader could not grade, without internals or hidden code."""
+    text = f"{result.get('error') or ''}\n{result.get('log') or ''}"
+    for known, reason in _FAILURES.items():
+        if known in text:
+            return reason
+    return "nbgrader could not finish grading this notebook"
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--root", required=True)
+    parser.add_argument("--assignment", required=True)
+    parser.add_argument("--student", required=True)
+    parser.add_argument("--gradebook", required=True, help="snapshot of the gradebook to use")
+    parser.add_argument("--timeout", type=int, required=True)
+    parser.add_argument("--output", required=True, help="where to write the outcome (JSON)")
+    parser.add_argument("--workspace", required=True,
+                        help="folder to grade in; the graded notebooks are left in its "
+                        "graded/ folder")
+    parser.add_argument("--zygote", help="folder of the kernel zygote to fork kernels from "
+                        "(default: start each kernel cold)")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="compute threads of the notebook's kernel (default: 1)")
+    args = parser.parse_args(argv)
+    outcome = grade_in_scratch(Course.at(args.root), args.assignment, args.student,
+                               Path(args.gradebook), args.timeout,
+                               Path(args.workspace),
+                               Zygote(Path(args.zygote)) if args.zygote else None,
+                               threads=args.threads)
+    Path(args.output).write_text(outcome.to_json())
+
+
+if __name__ == "__main__":
+    main()

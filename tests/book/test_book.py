@@ -1,0 +1,159 @@
+"""The website: builds with Jupyter Book 1, has every part, and gives nothing away."""
+
+from __future__ import annotations
+
+import itertools
+import re
+import subprocess
+import sys
+from pathlib import Path
+from urllib.parse import unquote
+
+import pytest
+import yaml
+
+from autograder.commands.release import assignment_secrets, find_leaks
+from autograder.course import Course
+from tests.conftest import ASSIGNMENT, REPO, is_notebook, toc_pages, visible_text
+
+# One worker builds the book: two parallel builds would race on the same `_build/` cache.
+# (The `site` fixture, in conftest.py, builds it once for this file and test_browser.py.)
+pytestmark = pytest.mark.xdist_group("book")
+
+PAGES = ["book/intro", "book/overview/index", "book/traditional/index",
+         "book/traditional/attention-module", f"exercises/{ASSIGNMENT}/{ASSIGNMENT}",
+         "book/encoder/index", "book/appendix/instructors", "book/appendix/references"]
+
+
+def test_every_page_of_the_toc_is_built(site):
+    for page in PAGES:
+        assert (site / f"{page}.html").exists(), page
+
+
+def test_no_solution_or_hidden_test_anywhere_in_the_site(site):
+    course = Course.at(REPO)
+    secrets = set().union(*(assignment_secrets(course, a) for a in course.assignments()))
+    assert "def ref_masked_softmax(scores, mask=None):" in secrets
+    for path in site.rglob("*"):
+        if not path.is_file() or path.suffix not in {".html", ".ipynb", ".txt", ".md", ".py",
+                                                     ".js", ".json"}:
+            continue
+        raw = path.read_text(errors="replace")
+        text = visible_text(raw) if path.suffix == ".html" else raw
+        assert "BEGIN SOLUTION" not in text and "BEGIN HIDDEN TESTS" not in text, path
+        leaked = find_leaks(secrets, text.splitlines())
+        assert not leaked, f"{path} shows {leaked[:2]}"
+    assert not [p for p in site.rglob("*") if "solutions" in p.relative_to(site).parts]
+
+
+def test_the_attention_module_page_has_math_and_figures(site):
+    page = (site / "book/traditional/attention-module.html").read_text()
+    assert "mathjax" in page.lower() and 'class="math' in page
+    images = re.findall(r'<img[^>]+src="([^"]+)"', page)
+    assert len(images) >= 2, "the heatmaps should be on the page"
+    for src in images:
+        if not src.startswith(("http", "data:")):
+            assert (site / "book/traditional" / src).resolve().exists(), src
+
+
+def test_exercise_page_is_unexecuted_and_downloadable(site):
+    page = (site / f"exercises/{ASSIGNMENT}/{ASSIGNMENT}.html").read_text()
+    assert "NotImplementedError" in page
+    assert 'class="output' not in page, "exercise pages are rendered without outputs"
+    assert f"{ASSIGNMENT}.ipynb" in page, "the page offers the notebook for download"
+    download = site / "_sources" / "exercises" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+    assert download.exists()
+    assert "### BEGIN" not in download.read_text()
+
+
+def _numbered_parts() -> list[tuple[str, list[str]]]:
+    """(landing page, its sections) of every numbered part of _toc.yml, in order."""
+    toc = yaml.safe_load((REPO / "_toc.yml").read_text())
+    parts = []
+    for part in toc["parts"]:
+        if part.get("numbered"):
+            for chapter in part["chapters"]:
+                parts.append((chapter["file"], [s["file"] for s in chapter.get("sections", [])]))
+    return parts
+
+
+def _number(site, page: str) -> str:
+    html = (site / f"{page}.html").read_text()
+    found = re.search(r'<h1>\s*<span class="section-number">([\d.]+)\s*</span>', html)
+    return found.group(1) if found else ""
+
+
+def test_every_part_numbers_its_chapters_from_one(site):
+    """Part P's landing page is P., its chapters P.1, P.2, ... in order (a landing page's
+    own headings would be numbered first and shift its chapters)."""
+    for index, (landing, sections) in enumerate(_numbered_parts(), start=1):
+        numbers = [_number(site, page) for page in [landing, *sections]]
+        assert numbers == [f"{index}."] + [f"{index}.{k}." for k in
+                                           range(1, len(sections) + 1)], (landing, numbers)
+
+
+EXERCISE = re.compile(r"^(\d+)\. ", re.M)
+
+
+def test_every_end_of_page_exercise_has_a_hint_and_a_worked_solution():
+    counted = 0
+    for page in sorted((REPO / "book").rglob("*.md")):
+        text = page.read_text()
+        if "\n## Exercises\n" not in text:
+            continue
+        section = text.split("\n## Exercises\n", 1)[1].split("\n## ", 1)[0]
+        starts = [m.start() for m in EXERCISE.finditer(section)] + [len(section)]
+        items = [section[a:b] for a, b in itertools.pairwise(starts)]
+        assert items, page
+        for number, item in enumerate(items, start=1):
+            assert item.startswith(f"{number}. "), f"{page.name}: exercise {number} misnumbered"
+            assert ":::{dropdown} Hint" in item, f"{page.name}: exercise {number} has no hint"
+            assert ":::{dropdown} Solution" in item, \
+                f"{page.name}: exercise {number} has no worked solution"
+            counted += 1
+    assert counted >= 65, counted
+
+
+def test_solutions_are_in_the_built_pages_folded_away(site):
+    page = (site / "book/overview/weighted-sum.html").read_text()
+    assert page.count("Solution") >= 5
+    assert 'class="sd-summary-title' in page or "<details" in page
+
+
+@pytest.mark.full
+def test_once_a_service_is_set_every_executable_page_can_be_launched(tmp_path):
+    """The same book with a repository and Binder and JupyterHub URLs set in _config.yml
+    (built without executing: only its buttons matter): every notebook page offers both
+    launchers, an exercise opens its folder of the student release, and the introduction
+    tells students about the rocket."""
+    config = yaml.safe_load((REPO / "_config.yml").read_text())
+    repository = "https://github.com/attention-course-tests/attention-in-nlp"
+    config["repository"]["url"] = repository
+    config["launch_buttons"].update(binderhub_url="https://mybinder.org",
+                                    jupyterhub_url="https://hub.attention-course-tests.org")
+    config["execute"]["execute_notebooks"] = "off"
+    (tmp_path / "_config.yml").write_text(yaml.safe_dump(config, sort_keys=False))
+    jupyter_book = Path(sys.executable).parent / "jupyter-book"
+    result = subprocess.run([str(jupyter_book), "build", str(REPO), "--builder", "html",
+                             "--config", str(tmp_path / "_config.yml"),
+                             "--path-output", str(tmp_path)],
+                            capture_output=True, text=True, timeout=1800, check=False)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    site = tmp_path / "_build" / "html"
+    intro = visible_text((site / "book/intro.html").read_text())
+    assert "rocket" in intro
+    executable = [page for page in toc_pages() if page.startswith("exercises/")
+                  or is_notebook(REPO / f"{page}.md")]
+    assert len(executable) >= 15
+    for page in executable:
+        html = (site / f"{page}.html").read_text()
+        links = re.findall(r'href="(https://(?:mybinder\.org|hub\.attention-course-tests)[^"]+)"',
+                           html)
+        assert len(links) == 2, (page, links)
+        for link in links:
+            assert "attention-in-nlp" in unquote(link), link
+            if page.startswith("exercises/"):
+                assert f"exercises/{page.split('/')[1]}/" in unquote(link), link
+            assert "solutions" not in unquote(link), link
+
+
