@@ -28,7 +28,7 @@ $(STAMP): requirements.txt pyproject.toml
 
 setup: $(STAMP)
 
-# Grading runs every notebook in a bubblewrap sandbox (autograder/sandbox.py).
+# Grading runs every notebook in a bubblewrap sandbox (autograder/sandbox/).
 sandbox-tools:
 	@command -v bwrap >/dev/null && command -v prlimit >/dev/null && \
 	  command -v setpriv >/dev/null || { \
@@ -36,7 +36,7 @@ sandbox-tools:
 	    apt-get update -qq && apt-get install -y -qq bubblewrap util-linux >/dev/null; \
 	  else echo "Grading needs bubblewrap, prlimit and setpriv: sudo apt-get install bubblewrap util-linux"; exit 1; fi; }
 
-# The browser tests (tests/test_browser.py, tests/test_jupyter_e2e.py) drive Debian's Chromium
+# The browser tests (tests/book/test_browser.py, tests/book/test_exercises_in_jupyterlab.py) drive Debian's Chromium
 # with Playwright from PyPI (no browser download); a CJK font renders the glossary's Chinese.
 CHROMIUM ?= /usr/bin/chromium
 browser-tools:
@@ -47,7 +47,7 @@ browser-tools:
 	  elif ! test -x $(CHROMIUM); then \
 	    echo "The browser tests need Chromium: sudo apt-get install chromium fonts-wqy-microhei"; exit 1; fi; }
 
-# tests/test_scaling.py starts a PostgreSQL server of its own for the gradebook.
+# tests/grader/batch/test_resumable_cluster_postgres.py starts a PostgreSQL server of its own for the gradebook.
 postgres-tools:
 	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || { \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
@@ -82,8 +82,8 @@ test-full: $(STAMP) sandbox-tools
 	$(BIN)/python -m pytest -n $(JOBS) --dist loadgroup -m full --durations=10
 
 test-browser: $(STAMP) browser-tools
-	$(BIN)/python -m pytest -n $(JOBS) --dist loadgroup tests/test_browser.py tests/test_book.py \
-	  tests/test_jupyter_e2e.py
+	$(BIN)/python -m pytest -n $(JOBS) --dist loadgroup tests/book/test_browser.py tests/book/test_book.py \
+	  tests/book/test_exercises_in_jupyterlab.py
 
 bench: $(STAMP) sandbox-tools
 	$(BIN)/python benchmarks/sandbox_cost.py

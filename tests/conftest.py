@@ -98,8 +98,8 @@ def visible_text(page: str) -> str:
     return html.unescape(re.sub(r"<[^>]+>", "", page))
 
 
-# The website, built once per test session and shared by tests/test_book.py and
-# tests/test_browser.py (both in the xdist group "book", so one worker builds it).
+# The website, built once per test session and shared by tests/book/test_book.py and
+# tests/book/test_browser.py (both in the xdist group "book", so one worker builds it).
 # BOOK_PATH_OUTPUT builds elsewhere than the repository's own _build/ (jupyter-book's
 # --path-output), e.g. while another build uses it.
 BOOK_OUTPUT = Path(os.environ.get("BOOK_PATH_OUTPUT", REPO))

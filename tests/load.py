@@ -1,4 +1,4 @@
-"""A machine under strain, for the grading stress test (tests/test_stress.py).
+"""A machine under strain, for the grading stress test (tests/grader/batch/test_stress.py).
 
 Each helper is a context manager that starts its strain in processes of its own and ends
 it, whatever happened, when the block ends:

@@ -1,4 +1,9 @@
-"""Where a batch's submissions are graded: a Dask cluster, local or existing."""
+"""Where a batch's submissions are graded: a Dask cluster, local or existing.
+
+A local cluster's workers grade on this machine: their grading processes are forked warm
+(:mod:`.forkserver`) and their kernels from zygotes (:mod:`autograder.sandbox.zygote`),
+started with the cluster and stopped with it. A cluster's workers elsewhere get neither.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +13,33 @@ from collections.abc import Iterator
 
 import dask
 from distributed import Client, LocalCluster
+
+from ..sandbox import zygote
+from ..sandbox.bubblewrap import Limits
+from . import forkserver
+
+
+@contextlib.contextmanager
+def grading_cluster(jobs: int, scheduler: str | None, size: int) -> Iterator[tuple[Client, int]]:
+    """A Dask client to grade a batch of ``size`` submissions with, and the compute
+    threads each notebook's kernel gets: on the cluster at ``scheduler``, or locally on
+    ``jobs`` workers (:func:`dask_client`).
+
+    Locally, the fork server and the workers' zygotes start now, while the cluster does,
+    and kernels share this machine's cores; a cluster's workers, whose machines this
+    process does not know, give each kernel one thread.
+    """
+    if scheduler is not None:
+        with dask_client(jobs, scheduler) as client:
+            yield client, 1
+        return
+    try:
+        forkserver.start_server()
+        zygote.prestart(min(jobs, size))
+        with dask_client(jobs) as client:
+            yield client, Limits.threads_for(jobs)
+    finally:                   # the local workers' zygotes: their threads are gone
+        zygote.stop_all()
 
 
 @contextlib.contextmanager

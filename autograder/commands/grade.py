@@ -29,7 +29,7 @@ from nbgrader.api import Gradebook, MissingEntry
 from tqdm import tqdm
 
 from ..batch import forkserver
-from ..batch.cluster import dask_client
+from ..batch.cluster import grading_cluster
 from ..batch.recorder import record, snapshot_gradebook
 from ..batch.submissions import find_submissions, is_recorded, longest_first
 from ..batch.supervise import grade_submission
@@ -37,8 +37,6 @@ from ..course import Course, Outcome
 from ..course.defaults import DEFAULT_TIMEOUT
 from ..course.outcome import load_outcome
 from ..course.runtime import claim, clear_abandoned
-from ..sandbox import zygote
-from ..sandbox.bubblewrap import Limits
 from .release import release
 
 BATCH_PREFIX = ".grading-"
@@ -79,28 +77,19 @@ def grade(course: Course, assignments: list[str] | None = None, jobs: int = 1,
         claim(scratch)
         snapshot = snapshot_gradebook(course, scratch / "gradebook-snapshot.db")
         forkserver.prepare(course.root, sorted({s.assignment for s in todo}), snapshot)
-        try:
-            if scheduler is None:   # the local workers' fork server and zygotes start now
-                forkserver.start_server()
-                zygote.prestart(min(jobs, len(todo)))
-            with dask_client(jobs, scheduler) as client, Gradebook(course.db_url) as gradebook:
-                # Local kernels share this machine's cores; a cluster's workers, whose
-                # machines this process does not know, give each kernel one.
-                threads = Limits.threads_for(jobs) if scheduler is None else 1
-                futures = {client.submit(grade_submission, course, s.student, s.assignment,
-                                         snapshot, timeout, scratch, threads, pure=False,
-                                         key=f"grade-{i}"): s
-                           for i, s in enumerate(todo)}
-                for future in tqdm(as_completed(futures), total=len(futures), desc="grading",
-                                   unit="submission", disable=not progress):
-                    submission = futures[future]
-                    outcome, graded = future.result()
-                    outcome.fingerprint = submission.fingerprint
-                    record(course, outcome, graded, gradebook)
-                    shutil.rmtree(scratch / f"{submission.student}--{submission.assignment}",
-                                  ignore_errors=True)
-                    outcomes.append(outcome)
-        finally:
-            if scheduler is None:     # the local workers' zygotes: their threads are gone
-                zygote.stop_all()
+        with grading_cluster(jobs, scheduler, len(todo)) as (client, threads), \
+                Gradebook(course.db_url) as gradebook:
+            futures = {client.submit(grade_submission, course, s.student, s.assignment,
+                                     snapshot, timeout, scratch, threads, pure=False,
+                                     key=f"grade-{i}"): s
+                       for i, s in enumerate(todo)}
+            for future in tqdm(as_completed(futures), total=len(futures), desc="grading",
+                               unit="submission", disable=not progress):
+                submission = futures[future]
+                outcome, graded = future.result()
+                outcome.fingerprint = submission.fingerprint
+                record(course, outcome, graded, gradebook)
+                shutil.rmtree(scratch / f"{submission.student}--{submission.assignment}",
+                              ignore_errors=True)
+                outcomes.append(outcome)
     return sorted(outcomes, key=lambda o: (o.assignment, o.student))

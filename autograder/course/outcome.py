@@ -19,7 +19,7 @@ STATUSES = [PASSED, FAILED, TIMED_OUT, NOT_RUN]
 # How pages (feedback, the class report) show each status: colour-blind safe, print-legible.
 STATUS_COLOURS = {PASSED: "#1a7f37", FAILED: "#b3261e", TIMED_OUT: "#e69f00", NOT_RUN: "#888888"}
 
-OUTCOME_FILE = "autograder-report.json"   # in autograded/<student>/<assignment>/
+OUTCOME_FILE = "autograder-outcome.json"   # in autograded/<student>/<assignment>/
 MESSAGE_LIMIT = 500     # characters of a message or reason kept in an outcome
 
 

@@ -25,7 +25,7 @@ import pytest
 
 from tests.conftest import REPO, SCREENSHOTS, toc_pages, visible_text
 
-# With tests/test_book.py: one worker builds the site once (the `site` fixture).
+# With tests/book/test_book.py: one worker builds the site once (the `site` fixture).
 pytestmark = pytest.mark.xdist_group("book")
 
 VIEWPORT = {"width": 1280, "height": 800}
@@ -397,7 +397,7 @@ def test_internal_links_and_anchors_resolve(site):
 
 
 def test_the_site_is_built_once_per_session(request):
-    """Under `--dist loadgroup`, this file and tests/test_book.py run on one worker, which
+    """Under `--dist loadgroup`, this file and tests/book/test_book.py run on one worker, which
     builds the site once; a pytest that loses the `xdist_group` (pytest 9.2 with
     pytest-xdist 3.8) would let two workers build it into the same folder at once."""
     if getattr(request.config.option, "loadgroup", False):

@@ -30,6 +30,7 @@ from nbgrader.api import Gradebook
 
 from autograder.commands.release import release
 from autograder.course import Course
+from autograder.course.outcome import OUTCOME_FILE
 from tests.conftest import ASSIGNMENT, REPO, filled, make_course, run_cli, submit
 
 # The module's tests share a PostgreSQL server and a Dask cluster: one worker runs them.
@@ -67,7 +68,7 @@ def test_killed_grading_resumes_where_it_stopped(tmp_path):
         start_new_session=True)
 
     def reports() -> list[Path]:
-        return list(course.autograded.glob(f"*/{ASSIGNMENT}/autograder-report.json"))
+        return list(course.autograded.glob(f"*/{ASSIGNMENT}/{OUTCOME_FILE}"))
 
     deadline = time.monotonic() + 600
     while len(reports()) < 2 and time.monotonic() < deadline and process.poll() is None:

@@ -4,9 +4,10 @@
 ``make test`` it grades, for each assignment, the solution, the release and a sample of the
 catalogue chosen to cross every stage of the pipeline (a visible-test failure, a hidden-case
 failure, a stand-in, a forbidden call, a training run), and checks that the pipeline reaches
-the same verdict, cell by cell, as the in-process dry run (``tests/test_dryrun.py``), which
-runs the whole catalogue in seconds. ``make test-full`` (run by ``.ci/run``) grades every
-catalogued implementation of every assignment through the pipeline.
+the same verdict, cell by cell, as the in-process dry run
+(``tests/grader/proving/test_dryrun.py``), which runs the whole catalogue in seconds.
+``make test-full`` (run by ``.ci/run``) grades every catalogued implementation of every
+assignment through the pipeline.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Every assignment's hidden cases, run in this process (seconds, not minutes).
 
 The same question ``validate`` answers through nbgrader and the sandbox
-(``tests/test_validate.py``), asked directly of the hidden cases and the probe: the
+(``tests/grader/commands/test_validate.py``), asked directly of the hidden cases and the probe: the
 reference solution passes every graded cell, each catalogued mutant fails at least one,
 each correct variant fails none. A failure here names the cell and the reason at once.
 """

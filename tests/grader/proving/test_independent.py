@@ -10,8 +10,8 @@ The same batch then goes through ``report``: its diagnosis must name, for most w
 modules, the mistake actually made — the catalogued mutant that makes it (``ACTUAL``).
 
 ``make test`` grades the foundation assignment's modules this way and every module of every
-assignment in the dry run (``tests/test_dryrun.py``); ``make test-full`` grades them all
-through the pipeline.
+assignment in the dry run (``tests/grader/proving/test_dryrun.py``); ``make test-full`` grades
+them all through the pipeline.
 """
 
 from __future__ import annotations

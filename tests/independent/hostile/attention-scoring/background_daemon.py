@@ -4,7 +4,7 @@ All seven functions are wrong. The top-level code double-forks a daemon (new ses
 SIGINT/SIGTERM/SIGHUP, closes its inherited descriptors, `chdir` elsewhere) that keeps a
 descriptor on the notebook's folder and, for as long as it lives, every 50 ms:
 
-- re-plants a forged `autograder-report.json` (full marks) in the notebook's folder;
+- re-plants a forged `autograder-outcome.json` (full marks) in the notebook's folder;
 - tries to create and write files in the folders next to its own (`..`, `../..`, the batch
   folder) and in every other student's folder it can list;
 - replaces `_autograder_cases.pt` with inputs for which the wrong functions below are right
@@ -52,7 +52,7 @@ def _zero_cases(path):
 def _tamper_once(folder_fd, folder):
     here = Path(folder)
     try:
-        fd = os.open("autograder-report.json", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644,
+        fd = os.open("autograder-outcome.json", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644,
                      dir_fd=folder_fd)
         os.write(fd, _forged_report().encode())
         os.close(fd)
