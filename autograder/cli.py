@@ -85,6 +85,22 @@ def _report(course: Course, args: argparse.Namespace) -> int:
     return 0
 
 
+def _manual(course: Course, args: argparse.Namespace) -> int:
+    from .commands.manual import ManualGradesError, export_manual, import_manual
+
+    if args.export_path:
+        rows = export_manual(course, args.assignment, Path(args.export_path))
+        print(f"wrote {rows} answer(s) graded by hand to {args.export_path}")
+        return 0
+    try:
+        count = import_manual(course, args.assignment, Path(args.import_path))
+    except ManualGradesError as error:
+        print(f"manual: {error}; nothing was changed", file=sys.stderr)
+        return 2
+    print(f"imported {count} hand grade(s) into the gradebook")
+    return 0
+
+
 def _validate(course: Course, args: argparse.Namespace) -> int:
     from .commands.validate import validate
 
@@ -136,6 +152,15 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("assignments", nargs="*")
     p.add_argument("--output", help="where to write it (one assignment only)")
     p.set_defaults(run=_report)
+
+    p = sub.add_parser("manual", help="answers graded by hand: --export a CSV, --import it back")
+    p.add_argument("assignment")
+    way = p.add_mutually_exclusive_group(required=True)
+    way.add_argument("--export", dest="export_path", metavar="PATH",
+                     help="write every answer graded by hand, one row per student and cell")
+    way.add_argument("--import", dest="import_path", metavar="PATH",
+                     help="read the scores and comments of such a file into the gradebook")
+    p.set_defaults(run=_manual)
 
     p = sub.add_parser("export", help="grades as CSV and JSON")
     p.add_argument("--csv")

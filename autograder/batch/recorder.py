@@ -16,20 +16,15 @@ import warnings
 from pathlib import Path
 
 from nbgrader.api import (
-    Assignment,
     Base,
-    BaseCell,
-    Grade,
     Gradebook,
     MissingEntry,
-    Notebook,
-    SubmittedAssignment,
-    SubmittedNotebook,
 )
 from sqlalchemy.exc import SAWarning
 
 from ..course import Course, Outcome
-from ..course.outcome import outcome_path
+from ..course.outcome import BY_HAND, BY_TESTS, load_outcome, outcome_path
+from ..submission.gradebook import comments_of, grades_of
 
 
 def snapshot_gradebook(course: Course, target: Path) -> Path:
@@ -65,7 +60,7 @@ def record(course: Course, outcome: Outcome, graded: Path | None = None,
     with contextlib.ExitStack() as stack:
         gb = gradebook or stack.enter_context(Gradebook(course.db_url))
         try:
-            _record_grades(gb, outcome)
+            _record_grades(gb, outcome, load_outcome(course, outcome.student, outcome.assignment))
         except BaseException:
             gb.db.rollback()     # none of it is committed with the next outcome
             raise
@@ -80,32 +75,31 @@ def record(course: Course, outcome: Outcome, graded: Path | None = None,
     partial.replace(report)
 
 
-def _record_grades(gb: Gradebook, outcome: Outcome) -> None:
+def _record_grades(gb: Gradebook, outcome: Outcome, previous: Outcome | None) -> None:
     with warnings.catch_warnings():
         # nbgrader's add_submission trips SQLAlchemy's autoflush warnings; they are harmless.
         warnings.simplefilter("ignore", SAWarning)
         gb.update_or_create_student(outcome.student)
         gb.update_or_create_submission(outcome.assignment, outcome.student)
-        grades = _grades_of(gb, outcome.assignment, outcome.student)
+        grades = grades_of(gb, outcome.assignment, outcome.student)
+        comments = comments_of(gb, outcome.assignment, outcome.student)
+        answered = {(c.notebook, c.grade_id): c.answer_digest
+                    for c in (previous.cells if previous is not None else [])}
         for cell in outcome.cells:
-            grade = grades.get((cell.notebook, cell.grade_id))
+            key = (cell.notebook, cell.grade_id)
+            grade = grades.get(key)
             if grade is None:
                 raise MissingEntry(f"No such grade: {outcome.assignment}/{cell.notebook}/"
                                    f"{cell.grade_id} for {outcome.student}")
-            grade.auto_score = cell.score
+            if cell.graded_by == BY_HAND and grade.manual_score is not None \
+                    and cell.answer_digest and answered.get(key) == cell.answer_digest:
+                continue       # graded by hand, and the answer it was graded for is the same
+            grade.auto_score = cell.score if cell.graded_by == BY_TESTS or \
+                not cell.needs_manual_grade else None
             grade.manual_score = None
+            grade.needs_manual_grade = cell.needs_manual_grade
+            if key in comments:
+                comments[key].manual_comment = None
         gb.db.commit()
 
 
-def _grades_of(gb: Gradebook, assignment: str, student: str) -> dict[tuple[str, str], Grade]:
-    """{(notebook, cell): grade} of a submission, in one query (nbgrader's find_grade makes
-    one, or two, per cell)."""
-    rows = gb.db.query(Grade, Notebook.name, BaseCell.name) \
-        .join(BaseCell, BaseCell.id == Grade.cell_id) \
-        .join(SubmittedNotebook, SubmittedNotebook.id == Grade.notebook_id) \
-        .join(Notebook, Notebook.id == SubmittedNotebook.notebook_id) \
-        .join(SubmittedAssignment, SubmittedAssignment.id == SubmittedNotebook.assignment_id) \
-        .join(Assignment, Assignment.id == SubmittedAssignment.assignment_id) \
-        .filter(Assignment.name == assignment, SubmittedAssignment.student_id == student) \
-        .all()
-    return {(notebook, cell): grade for grade, notebook, cell in rows}

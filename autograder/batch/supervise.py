@@ -19,7 +19,7 @@ from ..sandbox.bubblewrap import sandbox_uid
 from ..sandbox.reaping import reap, reap_user
 from ..submission.child import GRADED_FOLDER
 from ..submission.execute import ExecuteSurvivingCrashes, describe_exit
-from ..submission.scratch_gradebook import expected_cells
+from ..submission.gradebook import expected_cells
 from .forkserver import GradingProcess
 
 STARTUP_ALLOWANCE = 90   # seconds a grading process may spend starting nbgrader and a kernel
@@ -108,6 +108,6 @@ def run_child(course: Course, student: str, assignment: str, snapshot: Path, tim
 
 def _ungraded(student: str, assignment: str, cells: dict, status: str, reason: str) -> Outcome:
     return Outcome(student, assignment, reasons=[reason], abnormal=[reason],
-                   cells=[CellResult(grade_id, notebook, 0.0, float(max_score), status, reason)
-                          for notebook, grade_cells in cells.items()
-                          for grade_id, max_score in grade_cells])
+                   cells=[CellResult(cell.grade_id, notebook, 0.0, float(cell.max_score), status,
+                                     reason, graded_by=cell.graded_by)
+                          for notebook, expected in cells.items() for cell in expected])

@@ -5,6 +5,8 @@ JSON (``../shared/spec/assignments.md``)::
     {"students": {"<student_id>": {"<assignment>": {"score": 7.0, "max_score": 10.0,
       "cells": {"<grade_id>": {"score": 1.0, "max_score": 1.0}}}}}}
 
+A cell that awaits a person's grade also has ``"needs_manual_grade": true``.
+
 CSV: one row per student and assignment — ``student_id, assignment, score, max_score`` — then
 one column per graded cell, named ``<assignment>:<grade_id>`` (empty on other assignments'
 rows). Every student in the gradebook appears for every assignment; a missing submission
@@ -17,32 +19,38 @@ import csv
 import json
 from pathlib import Path
 
-from nbgrader.api import Gradebook, MissingEntry
+from nbgrader.api import Gradebook
 
 from ..course import Course
+from ..submission.gradebook import expected_cells, grades_of
 
 
 def gradebook_scores(course: Course) -> dict:
-    """The contract's JSON structure, read from the gradebook."""
+    """The contract's JSON structure, read from the gradebook: every cell that carries
+    points (autograded tests, answers graded by hand, tasks), its score so far, and
+    ``needs_manual_grade`` on a cell that awaits a person's grade."""
     students: dict = {}
     with Gradebook(course.db_url) as gb:
         assignments = sorted(gb.assignments, key=lambda a: a.name)
-        for student in sorted(gb.students, key=lambda s: s.id):
-            entry = students.setdefault(student.id, {})
+        student_ids = sorted(s.id for s in gb.students)
+    cells_of = {a.name: expected_cells(course.db_url, a.name) for a in assignments}
+    with Gradebook(course.db_url) as gb:
+        for student in student_ids:
+            entry = students.setdefault(student, {})
             for assignment in assignments:
+                grades = grades_of(gb, assignment.name, student)
+                expected = cells_of[assignment.name]
+                names = [cell.grade_id for cells in expected.values() for cell in cells]
                 cells = {}
-                try:
-                    submission = gb.find_submission(assignment.name, student.id)
-                except MissingEntry:
-                    submission = None
-                for notebook in assignment.notebooks:
-                    for cell in notebook.grade_cells:
-                        score = 0.0
-                        if submission is not None:
-                            score = gb.find_grade(cell.name, notebook.name, assignment.name,
-                                                  student.id).score or 0.0
-                        cells[cell.name] = {"score": float(score),
-                                            "max_score": float(cell.max_score)}
+                for notebook, notebook_cells in expected.items():
+                    for cell in notebook_cells:
+                        grade = grades.get((notebook, cell.grade_id))
+                        key = cell.grade_id if names.count(cell.grade_id) == 1 \
+                            else f"{notebook}:{cell.grade_id}"   # two notebooks, one id
+                        cells[key] = {"score": float(grade.score or 0.0) if grade else 0.0,
+                                      "max_score": float(cell.max_score)}
+                        if grade is not None and grade.needs_manual_grade:
+                            cells[key]["needs_manual_grade"] = True
                 entry[assignment.name] = {
                     "score": float(sum(c["score"] for c in cells.values())),
                     "max_score": float(assignment.max_score),

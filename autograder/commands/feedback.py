@@ -12,11 +12,18 @@ from __future__ import annotations
 from pathlib import Path
 
 from jinja2 import Environment, select_autoescape
+from nbgrader.api import Gradebook
 
 from ..course import Course, Outcome
-from ..course.outcome import OUTCOME_FILE, STATUS_COLOURS, load_outcome
+from ..course.outcome import (
+    BY_HAND,
+    OUTCOME_FILE,
+    STATUS_COLOURS,
+    load_outcome,
+)
 from ..proving.diagnosis import catalogue_mistakes, diagnose
 from ..submission import settings
+from ..submission.gradebook import with_hand_grades
 
 _TEMPLATE = Environment(autoescape=select_autoescape(default=True)).from_string("""\
 <!DOCTYPE html>
@@ -32,17 +39,21 @@ _TEMPLATE = Environment(autoescape=select_autoescape(default=True)).from_string(
 </style></head><body>
 <h1>{{ o.assignment }}: {{ "%g"|format(o.score) }} / {{ "%g"|format(max_score) }}</h1>
 <p>Student: <strong>{{ o.student }}</strong></p>
+{% if pending %}<p class="awaiting-a-grade">{{ "%g"|format(pending) }} of the
+{{ "%g"|format(max_score) }} points are for answers graded by hand, which await their grade:
+the score above is the score so far.</p>{% endif %}
 {% if o.reasons %}<h2>What could not be graded</h2><ul>
 {% for reason in o.reasons %}<li>{{ reason }}</li>{% endfor %}</ul>{% endif %}
 {% if hints %}<h2>What to check</h2>
 <p>Your results match a mistake many students make{% if hints|length > 1 %} (more than
 one, in fact){% endif %}:</p><ul>{% for hint in hints %}<li>{{ hint }}</li>{% endfor %}</ul>
-{% endif %}<h2>Tests</h2>
+{% endif %}<h2>Tests and answers</h2>
 <table><tr><th>test</th><th>notebook</th><th>result</th><th>points</th><th>why</th></tr>
 {% for c in o.cells %}<tr><td><code>{{ c.grade_id }}</code></td><td>{{ c.notebook }}</td>
 <td class="{{ c.status|replace(' ', '-') }}">{{ c.status }}</td>
 <td>{{ "%g"|format(c.score) }} / {{ "%g"|format(c.max_score) }}</td>
-<td><pre>{{ c.message }}</pre></td></tr>
+<td><pre>{{ c.message }}</pre>
+{% if c.comment %}<p class="comment">{{ c.comment }}</p>{% endif %}</td></tr>
 {% endfor %}</table>
 {% if notebooks %}<h2>Your notebook, as graded</h2><ul>
 {% for nb in notebooks %}<li><a href="{{ nb }}.html">{{ nb }}</a></li>{% endfor %}</ul>
@@ -53,14 +64,15 @@ one, in fact){% endif %}:</p><ul>{% for hint in hints %}<li>{{ hint }}</li>{% en
 
 def render_summary(outcome: Outcome, notebooks: list[str], hints: list[str] = ()) -> str:
     """The summary page of one graded submission (``hints``: what to check first)."""
+    pending = sum(c.max_score for c in outcome.pending)
     return _TEMPLATE.render(o=outcome, max_score=outcome.max_score, notebooks=notebooks,
-                            colours=STATUS_COLOURS,
+                            colours=STATUS_COLOURS, pending=pending,
                             hints=list(hints))
 
 
 def _hints(course: Course, outcome: Outcome, cache: dict) -> list[str]:
     """The hints of the catalogued mistakes that best explain a failing submission."""
-    if outcome.score >= outcome.max_score:
+    if all(c.score >= c.max_score for c in outcome.cells if c.graded_by != BY_HAND):
         return []
     if outcome.assignment not in cache:
         cache[outcome.assignment] = catalogue_mistakes(course, outcome.assignment)
@@ -76,7 +88,8 @@ def feedback(course: Course, assignments: list[str] | None = None) -> list[Path]
         student, assignment = report.parent.parent.name, report.parent.name
         if assignment not in wanted:
             continue
-        outcome = load_outcome(course, student, assignment)
+        with Gradebook(course.db_url) as gb:
+            outcome = with_hand_grades(gb, load_outcome(course, student, assignment))
         target = course.feedback / student / assignment
         graded = sorted(p.stem for p in report.parent.glob("*.ipynb"))
         if graded:

@@ -24,13 +24,16 @@ class ReleaseLeak(RuntimeError):
     """The student release contains solution code or hidden tests."""
 
 
-def build_source_notebook(course: Course, assignment: str) -> Path:
-    """Write ``solutions/A/A.ipynb`` from its jupytext source ``solutions/A/A.py``.
+def build_source_notebook(course: Course, assignment: str) -> Path | None:
+    """Write ``solutions/A/A.ipynb`` from its jupytext source ``solutions/A/A.py``, if the
+    assignment is written as one (nbgrader's own ``.ipynb`` sources are released as they are).
 
     Each cell's id is its nbgrader ``grade_id`` (or its position, for a cell without one),
     so that releasing the same source gives the same notebook, byte for byte.
     """
-    script = course.source / assignment / f"{assignment}.py"
+    script = course.script(assignment)
+    if script is None:
+        return None
     notebook = jupytext.read(script)
     notebook.metadata.pop("jupytext", None)
     for index, cell in enumerate(notebook.cells):
@@ -40,11 +43,21 @@ def build_source_notebook(course: Course, assignment: str) -> Path:
     return target
 
 
+def _whole_cell_secret(cell: nbformat.NotebookNode) -> bool:
+    """Whether nbgrader replaces the whole cell by a stub in the release: a solution cell
+    without region markers (a written answer's model answer and rubric, say)."""
+    return bool(cell.metadata.get("nbgrader", {}).get("solution")) \
+        and not REGION.search(cell.source)
+
+
 def secret_lines(source: nbformat.NotebookNode) -> set[str]:
-    """Lines of code inside solution and hidden-test regions, long enough to be telling."""
+    """Lines inside solution and hidden-test regions, and of solution cells nbgrader
+    replaces whole (a written answer's model answer), long enough to be telling."""
     lines = set()
     for cell in source.cells:
-        for _, body in REGION.findall(cell.source):
+        bodies = [cell.source] if _whole_cell_secret(cell) else \
+            [body for _, body in REGION.findall(cell.source)]
+        for body in bodies:
             for line in body.splitlines():
                 line = code_line(line)
                 if len(line) >= 12 and not line.startswith("#"):
@@ -58,11 +71,20 @@ _INLINE_CODE = re.compile(r"`([^`\n]+)`")
 def public_lines(source: nbformat.NotebookNode) -> set[str]:
     """Lines of code the source shows students: outside solution and hidden-test regions,
     including the inline code of the instructions (``optimizer.zero_grad()``)."""
-    shown = {code_line(line) for cell in source.cells
+    cells = [cell for cell in source.cells if not _whole_cell_secret(cell)]
+    shown = {code_line(line) for cell in cells
              for line in REGION.sub("", cell.source).splitlines()}
-    shown |= {code_line(span) for cell in source.cells if cell.cell_type == "markdown"
+    shown |= {code_line(span) for cell in cells if cell.cell_type == "markdown"
               for span in _INLINE_CODE.findall(cell.source)}
     return shown
+
+
+def source_notebooks(course: Course, assignment: str) -> list[nbformat.NotebookNode]:
+    """The instructor's notebooks of an assignment, as written (with the solutions)."""
+    script = course.script(assignment)
+    if script is not None:
+        return [nbformat.from_dict(jupytext.read(script))]
+    return [nbformat.read(path, as_version=4) for path in course.source_notebooks(assignment)]
 
 
 def assignment_secrets(course: Course, assignment: str) -> set[str]:
@@ -71,14 +93,14 @@ def assignment_secrets(course: Course, assignment: str) -> set[str]:
     A line the notebook also shows outside those regions (``super().__init__()``, a
     signature, a line of the visible tests) is public, not a secret.
     """
-    source = nbformat.from_dict(jupytext.read(course.source / assignment / f"{assignment}.py"))
-    secrets = secret_lines(source)
+    sources = source_notebooks(course, assignment)
+    secrets = set().union(*map(secret_lines, sources))
     suite = course.source / assignment / SUITE_FILE
     if suite.exists():
         secrets |= {line for line in map(code_line, suite.read_text().splitlines())
                     if len(line) >= 12
                     and not line.startswith(("#", '"""', "import ", "from "))}
-    return secrets - public_lines(source)
+    return secrets - set().union(*map(public_lines, sources))
 
 
 TELLING_LENGTH = 40    # a secret line this long gives the answer away on its own

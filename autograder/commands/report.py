@@ -17,10 +17,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from jinja2 import Environment, select_autoescape
+from nbgrader.api import Gradebook
 
 from ..course import Course, Outcome
-from ..course.outcome import OUTCOME_FILE, STATUS_COLOURS, STATUSES, load_outcome
+from ..course.outcome import BY_HAND, OUTCOME_FILE, STATUS_COLOURS, STATUSES, load_outcome
 from ..proving.diagnosis import Diagnosis, catalogue_mistakes, diagnose
+from ..submission.gradebook import with_hand_grades
 
 
 @dataclass
@@ -34,6 +36,11 @@ class Batch:
     @property
     def max_score(self) -> float:
         return max((o.max_score for o in self.outcomes), default=0.0)
+
+    def pending(self) -> tuple[int, int]:
+        """(cells, submissions) awaiting a grade by hand."""
+        waiting = [len(o.pending) for o in self.outcomes]
+        return sum(waiting), sum(1 for n in waiting if n)
 
     def tests(self) -> list[str]:
         order: dict[str, None] = {}
@@ -67,10 +74,13 @@ def load_batch(course: Course, assignment: str) -> Batch:
         outcome = load_outcome(course, report.parent.parent.name, assignment)
         if outcome is not None:
             outcomes.append(outcome)
+    if outcomes:
+        with Gradebook(course.db_url) as gb:
+            outcomes = [with_hand_grades(gb, outcome) for outcome in outcomes]
     mistakes = catalogue_mistakes(course, assignment) if outcomes else []
     diagnoses = {}
     for outcome in outcomes:
-        if outcome.score < outcome.max_score:
+        if any(c.score < c.max_score for c in outcome.cells if c.graded_by != BY_HAND):
             diagnoses[outcome.student] = diagnose(outcome, mistakes)
     return Batch(assignment, outcomes, diagnoses)
 
@@ -138,6 +148,10 @@ _PAGE = Environment(autoescape=select_autoescape(default=True)).from_string("""\
 <p>{{ b.outcomes|length }} submissions graded; mean {{ "%.1f"|format(mean) }} and median
 {{ "%g"|format(median) }} of {{ "%g"|format(b.max_score) }} points; {{ full }} with full
 marks; {{ b.diagnoses|length }} lost points.</p>
+{% set waiting = b.pending() %}<p class="pending">{% if waiting[0] %}Hand grades pending:
+<strong>{{ waiting[0] }}</strong> answer(s) in {{ waiting[1] }} submission(s) await a grade
+by hand (formgrader, or <code>python -m autograder manual {{ b.assignment }} --export</code>);
+scores here are the scores so far.{% else %}Hand grades pending: none.{% endif %}</p>
 
 <h2>Diagnosis: the mistakes behind the lost points</h2>
 {% if groups %}<table><tr><th>students</th><th>mistake (from the catalogue)</th><th>who</th></tr>

@@ -15,9 +15,15 @@ from pathlib import Path
 from .paths import Course
 
 PASSED, FAILED, TIMED_OUT, NOT_RUN = "passed", "failed", "timed out", "could not run"
-STATUSES = [PASSED, FAILED, TIMED_OUT, NOT_RUN]
+# A cell graded by hand (a written answer, a task): awaiting its grade, or graded.
+AWAITING, HAND_GRADED = "awaiting a grade", "graded by hand"
+STATUSES = [PASSED, FAILED, TIMED_OUT, NOT_RUN, AWAITING, HAND_GRADED]
 # How pages (feedback, the class report) show each status: colour-blind safe, print-legible.
-STATUS_COLOURS = {PASSED: "#1a7f37", FAILED: "#b3261e", TIMED_OUT: "#e69f00", NOT_RUN: "#888888"}
+STATUS_COLOURS = {PASSED: "#1a7f37", FAILED: "#b3261e", TIMED_OUT: "#e69f00", NOT_RUN: "#888888",
+                  AWAITING: "#0550ae", HAND_GRADED: "#1a7f37"}
+# Who grades a cell: the tests (nbgrader's autograded test cells), or a person (answers
+# nbgrader marks for manual grading, written or code, and tasks).
+BY_TESTS, BY_HAND = "tests", "hand"
 
 OUTCOME_FILE = "autograder-outcome.json"   # in autograded/<student>/<assignment>/
 MESSAGE_LIMIT = 500     # characters of a message or reason kept in an outcome
@@ -41,6 +47,13 @@ class CellResult:
     # Every failing case: [case label, what is wrong, kind of failure] (see
     # autograder.hidden.judging.Failure), for the instructor's report and the diagnosis.
     details: list = field(default_factory=list)
+    graded_by: str = BY_TESTS
+    # nbgrader's flag: the cell awaits a person's grade (its score so far is `score`).
+    needs_manual_grade: bool = False
+    # A hash of the student's answer in the cell (a hand-graded cell's): grading again keeps
+    # a hand grade while the answer it was given for stays the same.
+    answer_digest: str = ""
+    comment: str = ""         # the grader's comment (a hand grade's), for the feedback
 
 
 @dataclass
@@ -68,13 +81,20 @@ class Outcome:
     def max_score(self) -> float:
         return sum(c.max_score for c in self.cells)
 
+    @property
+    def pending(self) -> list[CellResult]:
+        """The cells that await a person's grade."""
+        return [c for c in self.cells if c.needs_manual_grade]
+
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=2)
 
     @classmethod
     def from_json(cls, text: str) -> Outcome:
         data = json.loads(text)
-        data["cells"] = [CellResult(**c) for c in data["cells"]]
+        known = set(CellResult.__dataclass_fields__)
+        data["cells"] = [CellResult(**{k: v for k, v in c.items() if k in known})
+                         for c in data["cells"]]
         return cls(**data)
 
     def save(self, path: Path) -> None:

@@ -50,9 +50,23 @@ class Course:
         return self.db or f"sqlite:///{self.gradebook_path}"
 
     def assignments(self) -> list[str]:
-        """Every assignment written in the source directory, in name order."""
+        """Every assignment written in the source directory, in name order: a folder with
+        the course's jupytext script (``<assignment>/<assignment>.py``) or with nbgrader's
+        ``.ipynb`` notebooks."""
         return sorted(p.name for p in self.source.iterdir()
-                      if p.is_dir() and (p / f"{p.name}.py").exists())
+                      if p.is_dir() and (self.script(p.name) or self.source_notebooks(p.name)))
+
+    def script(self, assignment: str) -> Path | None:
+        """The assignment's notebook written as the course's jupytext script, if it is."""
+        path = self.source / assignment / f"{assignment}.py"
+        return path if path.exists() else None
+
+    def source_notebooks(self, assignment: str) -> list[Path]:
+        """The instructor's notebooks of an assignment: the ``.ipynb`` files of its source
+        folder (for a jupytext assignment, the one the release writes from the script)."""
+        folder = self.source / assignment
+        return sorted(p for p in folder.glob("*.ipynb")
+                      if ".ipynb_checkpoints" not in p.parts) if folder.is_dir() else []
 
     def notebook_names(self, assignment: str) -> list[str]:
         """Names (without .ipynb) of the notebooks an assignment's release holds."""

@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass, field
 
 from ..course import Course, Outcome
 from ..course.files import digest
-from ..course.outcome import NOT_RUN, PASSED, TIMED_OUT
+from ..course.outcome import BY_HAND, NOT_RUN, PASSED, TIMED_OUT
 from .catalogue import CATALOGUE, Implementation, implementations
 from .dryrun import failing_cases
 
@@ -88,8 +88,8 @@ def submission_pattern(outcome: Outcome) -> Pattern:
     """The failing cells of a submission, each with its failing cases and their kinds."""
     pattern: Pattern = {}
     for cell in outcome.cells:
-        if cell.status == PASSED and cell.score >= cell.max_score:
-            continue
+        if cell.graded_by == BY_HAND or (cell.status == PASSED and cell.score >= cell.max_score):
+            continue           # a person grades that cell: no catalogued mistake explains it
         cases = {str(detail[0]): case_kind(detail) for detail in cell.details}
         pattern[cell.grade_id] = cases or {"*": cell_kind(cell.status)}
     return pattern

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import hashlib
 import os
 import shutil
 import tempfile
@@ -21,16 +22,18 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from nbgrader.api import Gradebook, MissingEntry
+import nbformat
+from nbgrader.api import Gradebook
 
 from ..course import CellResult, Course, Outcome
-from ..course.outcome import NOT_RUN, PASSED
+from ..course.outcome import AWAITING, BY_HAND, FAILED, NOT_RUN, PASSED
 from ..sandbox import kernelspec
 from ..sandbox.bubblewrap import Limits, sandbox_uid
 from ..sandbox.reaping import reap, reap_user
 from ..sandbox.zygote import Zygote
 from . import settings
-from .scratch_gradebook import expected_cells, scratch_databases
+from .gradebook import TASK, ExpectedCell, expected_cells, grades_of
+from .scratch_gradebook import scratch_databases
 from .staging import copy_regular_files, readable_notebook, restore_released_files
 from .verdicts import (
     answer_errors,
@@ -110,7 +113,8 @@ def grade_in_scratch(course: Course, assignment: str, student: str, gradebook: P
             outcome.abnormal.extend(logged_events(settings.events_file(logs)))
         graded_dir = scratch.autograded / student / assignment
         hidden = logged_failures(settings.verdicts_file(logs))
-        outcome.cells = _collect_cells(scratch, graded_dir, cells, assignment, student, hidden)
+        outcome.cells = _collect_cells(scratch, graded_dir, staged, cells, assignment, student,
+                                       hidden)
         for notebook in sorted(graded_dir.glob("*.ipynb")):
             outcome.reasons.extend(answer_errors(notebook))
             outcome.abnormal.extend(irregular_cells(notebook))
@@ -158,25 +162,66 @@ def rehearse(course: Course, assignment: str, gradebook: Path) -> Outcome:
                                 timeout=60, workspace=Path(folder), execute=False)
 
 
-def _collect_cells(scratch: Course, graded_dir: Path, cells: dict, assignment: str,
-                   student: str, hidden: dict) -> list[CellResult]:
+def _collect_cells(scratch: Course, graded_dir: Path, staged: Path, cells: dict,
+                   assignment: str, student: str, hidden: dict) -> list[CellResult]:
+    """Every cell that carries points, with its verdict: a test's from the notebook's
+    outputs (and nbgrader's score, partial credit included), a hand-graded cell's from
+    nbgrader's flags (awaiting a grade, or an answer left as released: 0)."""
     results = []
     with Gradebook(scratch.db_url) as gb:
-        for notebook, grade_cells in cells.items():
+        grades = grades_of(gb, assignment, student)
+        for notebook, expected in cells.items():
             path = graded_dir / f"{notebook}.ipynb"
             verdicts = cell_verdicts(path, hidden) if path.exists() else {}
-            for grade_id, max_score in grade_cells:
+            answers = _answer_digests(staged / f"{notebook}.ipynb")
+            for cell in expected:
+                grade = grades.get((notebook, cell.grade_id))
+                if cell.graded_by == BY_HAND:
+                    results.append(_hand_graded(cell, notebook, grade if path.exists() else None,
+                                                answers))
+                    continue
                 status, message, details = verdicts.get(
-                    grade_id, (NOT_RUN, "the notebook was not graded", []))
-                try:
-                    score = gb.find_grade(grade_id, notebook, assignment, student).score
-                except MissingEntry:
-                    score = 0.0
-                if status != PASSED:
-                    score = 0.0
-                results.append(CellResult(grade_id, notebook, float(score or 0.0),
-                                          float(max_score), status, message, details))
+                    cell.grade_id, (NOT_RUN, "the notebook was not graded", []))
+                score = grade.score if grade is not None and status == PASSED else 0.0
+                results.append(CellResult(cell.grade_id, notebook, float(score or 0.0),
+                                          float(cell.max_score), status, message, details))
     return results
+
+
+def _hand_graded(cell: ExpectedCell, notebook: str, grade, answers: dict[str, str]
+                 ) -> CellResult:
+    # A task is graded on the whole notebook; an answer on its own cell.
+    digest = answers.get("" if cell.kind == TASK else cell.grade_id, "")
+    result = CellResult(cell.grade_id, notebook, 0.0, float(cell.max_score), NOT_RUN,
+                        "the notebook was not graded", graded_by=BY_HAND,
+                        answer_digest=digest)
+    if grade is None:
+        return result
+    # Decided from nbgrader's automatic score alone (the scratch gradebook's flags carry the
+    # course's earlier hand grades): a task always awaits a person; an answer does unless
+    # nbgrader scored it 0 automatically, being as released.
+    if cell.kind == TASK or grade.auto_score is None:
+        result.status, result.message = AWAITING, "to be graded by hand"
+        result.needs_manual_grade = True
+    else:
+        result.status, result.message = FAILED, "no answer: the cell is as released"
+        result.score = float(grade.auto_score)
+    return result
+
+
+def _answer_digests(path: Path) -> dict[str, str]:
+    """{grade_id: hash of the cell's source} of a submitted notebook's cells, and under ""
+    a hash of all its cells (what a task is graded on); {} if it cannot be read."""
+    try:
+        cells = nbformat.read(path, as_version=4).cells
+    except Exception:     # noqa: BLE001 - unreadable: said elsewhere; nothing to compare
+        return {}
+    digests = {"": hashlib.sha256("\0".join(c.source for c in cells).encode()).hexdigest()}
+    for cell in cells:
+        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+        if grade_id:
+            digests.setdefault(grade_id, hashlib.sha256(cell.source.encode()).hexdigest())
+    return digests
 
 
 _FAILURES = {

@@ -23,7 +23,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import nbgrader.api
-from nbgrader.api import Gradebook
 from sqlalchemy import create_engine, event
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.pool import NullPool
@@ -80,10 +79,3 @@ def scratch_databases(folder: Path) -> Iterator[None]:
     finally:
         nbgrader.api.create_engine = nbgraders_engine
         event.remove(Engine, "connect", without_sync)
-
-
-def expected_cells(db_url: str, assignment: str) -> dict[str, list[tuple[str, float]]]:
-    """{notebook: [(grade_id, max_score), ...]} of an assignment, from the gradebook."""
-    with Gradebook(db_url) as gb:
-        return {nb.name: [(cell.name, cell.max_score) for cell in nb.grade_cells]
-                for nb in gb.find_assignment(assignment).notebooks}

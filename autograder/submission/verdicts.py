@@ -118,8 +118,8 @@ def cell_verdicts(notebook: Path, hidden: dict[tuple[str, str], list[Failure]]
     verdicts = {}
     for cell in nbformat.read(notebook, as_version=4).cells:
         meta = cell.metadata.get("nbgrader", {})
-        if not meta.get("grade") or cell.cell_type != "code":
-            continue
+        if not meta.get("grade") or meta.get("solution") or cell.cell_type != "code":
+            continue          # not a test: an answer graded by hand, or ungraded
         error = error_of(cell)
         if error:
             visible = [visible_failure(o.ename, o.evalue) for o in cell.outputs

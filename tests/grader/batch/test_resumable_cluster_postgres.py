@@ -201,15 +201,15 @@ def test_one_open_gradebook_records_a_batch_and_outlives_a_failed_record(course)
     from autograder.batch.recorder import record
     from autograder.commands.grade import ensure_released
     from autograder.course.outcome import PASSED, CellResult, Outcome, load_outcome
-    from autograder.submission.scratch_gradebook import expected_cells
+    from autograder.submission.gradebook import expected_cells
 
     ensure_released(course, [ASSIGNMENT])
     cells = expected_cells(course.db_url, ASSIGNMENT)
 
     def outcome(student: str) -> Outcome:
         return Outcome(student, ASSIGNMENT, cells=[
-            CellResult(grade_id, notebook, 1.0, max_score, PASSED, "")
-            for notebook, grade_cells in cells.items() for grade_id, max_score in grade_cells])
+            CellResult(cell.grade_id, notebook, 1.0, cell.max_score, PASSED, "")
+            for notebook, expected in cells.items() for cell in expected])
 
     broken = outcome("broken")      # its scores are set, then its last cell is unknown
     broken.cells.append(CellResult("no-such-cell", broken.cells[0].notebook, 1.0, 1.0, PASSED,
