@@ -18,8 +18,9 @@ from pathlib import Path
 
 import nbformat
 
-from ..course import Course, Outcome
+from ..course import CellResult, Course, Outcome
 from ..course.defaults import DEFAULT_TIMEOUT
+from ..course.outcome import BY_HAND, BY_TESTS
 from ..proving.catalogue import Implementation, implementations
 from ..proving.fill import fill_release
 from .grade import grade
@@ -36,21 +37,36 @@ class Check:
     outcome: Outcome
 
     @property
+    def tested(self) -> list[CellResult]:
+        """The cells the tests grade; the others (answers, tasks) are graded by hand."""
+        return [c for c in self.outcome.cells if c.graded_by == BY_TESTS]
+
+    @property
+    def score(self) -> float:
+        return sum(c.score for c in self.tested)
+
+    @property
     def max_score(self) -> float:
-        return self.outcome.max_score
+        return sum(c.max_score for c in self.tested)
+
+    @property
+    def by_hand(self) -> float:
+        """Points graded by hand: earned only through a person's grade."""
+        return sum(c.max_score for c in self.outcome.cells if c.graded_by == BY_HAND)
 
     @property
     def ok(self) -> bool:
-        score = self.outcome.score
-        if self.expectation == "full":
-            return score == self.max_score
+        hand_scored = any(c.score for c in self.outcome.cells if c.graded_by == BY_HAND)
+        if self.expectation == "full":   # every test passes; every answer awaits a person
+            return self.score == self.max_score and not hand_scored and all(
+                c.needs_manual_grade for c in self.outcome.cells if c.graded_by == BY_HAND)
         if self.expectation == "zero":
-            return score == 0
-        return score < self.max_score
+            return self.outcome.score == 0
+        return self.score < self.max_score
 
     @property
     def failed_tests(self) -> list[str]:
-        return [c.grade_id for c in self.outcome.cells if c.score < c.max_score]
+        return [c.grade_id for c in self.tested if c.score < c.max_score]
 
 
 @dataclass
@@ -75,9 +91,14 @@ class Validation:
         passed = sum(c.ok for c in self.variants)
         lines = [f"{self.assignment}: mutants killed {killed}/{len(self.mutants)}, "
                  f"variants at full marks {passed}/{len(self.variants)}"]
+        hand = max((c.by_hand for c in self.checks), default=0)
+        if hand:
+            lines.append(f"  (scores are the tests' part; {hand:g} more points are graded by "
+                         "hand: the solution's answers must await a person, never be scored "
+                         "by a machine)")
         for c in self.checks:
             mark = "ok  " if c.ok else "FAIL"
-            lines.append(f"  {mark} {c.student:45s} {c.outcome.score:5g}/{c.max_score:g} "
+            lines.append(f"  {mark} {c.student:45s} {c.score:5g}/{c.max_score:g} "
                          f"(must be {c.expectation}) {c.description}")
             if c.student.startswith("mutant-") and c.ok:
                 lines.append(f"       killed by: {', '.join(c.failed_tests)}")
@@ -90,8 +111,11 @@ class Validation:
 def _scratch_course(course: Course, assignment: str, root: Path) -> Course:
     scratch = Course.at(root)
     (scratch.source).mkdir(parents=True)
+    # A jupytext assignment's notebook is written again from its script by the release.
+    generated = [f"{assignment}.ipynb"] if course.script(assignment) else []
     shutil.copytree(course.source / assignment, scratch.source / assignment,
-                    ignore=shutil.ignore_patterns("*.ipynb", ".ipynb_checkpoints", "__pycache__"))
+                    ignore=shutil.ignore_patterns(*generated, ".ipynb_checkpoints",
+                                                  "__pycache__"))
     release(scratch, [assignment])
     return scratch
 
