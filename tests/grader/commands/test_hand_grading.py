@@ -13,7 +13,6 @@ import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from autograder.course import Course
-
 from tests.conftest import run_cli, visible_text
 
 pytestmark = pytest.mark.xdist_group("hand-grading")
