@@ -54,29 +54,26 @@ def expected_cells(db_url: str, assignment: str) -> dict[str, list[ExpectedCell]
 def grades_of(gb: Gradebook, assignment: str, student: str) -> dict[tuple[str, str], Grade]:
     """{(notebook, cell): grade} of a submission, in one query (nbgrader's find_grade makes
     one, or two, per cell)."""
-    rows = gb.db.query(Grade, Notebook.name, BaseCell.name) \
-        .join(BaseCell, BaseCell.id == Grade.cell_id) \
-        .join(SubmittedNotebook, SubmittedNotebook.id == Grade.notebook_id) \
-        .join(Notebook, Notebook.id == SubmittedNotebook.notebook_id) \
-        .join(SubmittedAssignment, SubmittedAssignment.id == SubmittedNotebook.assignment_id) \
-        .join(Assignment, Assignment.id == SubmittedAssignment.assignment_id) \
-        .filter(Assignment.name == assignment, SubmittedAssignment.student_id == student) \
-        .all()
-    return {(notebook, cell): grade for grade, notebook, cell in rows}
+    return _of_submission(gb, Grade, assignment, student)
 
 
 def comments_of(gb: Gradebook, assignment: str, student: str
                 ) -> dict[tuple[str, str], Comment]:
     """{(notebook, cell): comment} of a submission's answer and task cells, in one query."""
-    rows = gb.db.query(Comment, Notebook.name, BaseCell.name) \
-        .join(BaseCell, BaseCell.id == Comment.cell_id) \
-        .join(SubmittedNotebook, SubmittedNotebook.id == Comment.notebook_id) \
+    return _of_submission(gb, Comment, assignment, student)
+
+
+def _of_submission(gb: Gradebook, model: type[Grade] | type[Comment], assignment: str,
+                   student: str) -> dict:
+    rows = gb.db.query(model, Notebook.name, BaseCell.name) \
+        .join(BaseCell, BaseCell.id == model.cell_id) \
+        .join(SubmittedNotebook, SubmittedNotebook.id == model.notebook_id) \
         .join(Notebook, Notebook.id == SubmittedNotebook.notebook_id) \
         .join(SubmittedAssignment, SubmittedAssignment.id == SubmittedNotebook.assignment_id) \
         .join(Assignment, Assignment.id == SubmittedAssignment.assignment_id) \
         .filter(Assignment.name == assignment, SubmittedAssignment.student_id == student) \
         .all()
-    return {(notebook, cell): comment for comment, notebook, cell in rows}
+    return {(notebook, cell): entry for entry, notebook, cell in rows}
 
 
 def with_hand_grades(gb: Gradebook, outcome: Outcome) -> Outcome:
