@@ -327,8 +327,8 @@ def test_front_page_fits_one_screen(served, context):
     """What is learnt, in which order, where the exercises and the instructors' guide are:
     all above the fold of a laptop screen."""
     page, _ = open_page(context, served + "book/intro.html")
-    for text in ("attention-scoring", "seq2seq-attention", "multihead-attention",
-                 "instructors’ guide", "Part 3"):
+    for text in ("attention-pooling", "attention-scoring", "seq2seq-attention",
+                 "multihead-attention", "instructors’ guide", "Part 3"):
         box = page.locator("main").get_by_text(text, exact=False).first.bounding_box()
         assert box and box["y"] + box["height"] <= VIEWPORT["height"], text
 
