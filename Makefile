@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 JOBS   ?= 2
 
-.PHONY: help setup sandbox-tools browser-tools postgres-tools book release validate lint test test-full test-browser bench clean
+.PHONY: help setup sandbox-tools browser-tools postgres-tools book release validate formgrader lint test test-full test-browser bench clean
 
 help:
 	@echo "make book      build the website into _build/html (executes the notebooks, cached)"
@@ -16,6 +16,7 @@ help:
 	@echo "make test-browser  the website in Chromium and the exercises in JupyterLab only"
 	@echo "make release   regenerate exercises/ from solutions/ (nbgrader generate_assignment)"
 	@echo "make validate  grade solution, release, every mutant and variant of every assignment"
+	@echo "make formgrader  nbgrader's formgrader on localhost: grade written answers by hand in a browser"
 	@echo "make bench     benchmarks: ratios against a baseline measured in the same run"
 	@echo "make clean     remove builds and grading runtime folders (keeps .venv)"
 
@@ -67,6 +68,14 @@ release: $(STAMP)
 
 validate: $(STAMP) sandbox-tools
 	$(BIN)/python -m autograder validate --jobs $(JOBS)
+
+# nbgrader's formgrader (JupyterLab with nbgrader's server extension) on the course directory
+# COURSE_ROOT and its gradebook: $AUTOGRADER_DB if set, as for `python -m autograder`
+# (nbgrader_config.py reads it), else gradebook.db. Bound to localhost; open the URL it prints.
+COURSE_ROOT     ?= .
+FORMGRADER_PORT ?= 8888
+formgrader: $(STAMP)
+	cd $(COURSE_ROOT) && $(abspath $(BIN))/jupyter lab --no-browser --ip=127.0.0.1 --port=$(FORMGRADER_PORT) --ServerApp.root_dir=. --LabApp.default_url=/formgrader $(if $(filter 0,$(shell id -u)),--allow-root)
 
 # ruff, then the grader's layers (import-linter's contracts in pyproject.toml).
 lint: $(STAMP)
