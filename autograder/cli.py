@@ -14,6 +14,7 @@ from pathlib import Path
 from .batch import forkserver
 from .course import Course
 from .course.defaults import DEFAULT_TIMEOUT
+from .course.runtime import put_interpreter_on_path
 
 # Each command's module is imported when the command runs, below: nbgrader and torch take
 # seconds to import, and `grade` starts its fork server first, to import them meanwhile.
@@ -173,4 +174,5 @@ def main(argv: list[str] | None = None) -> None:
     args = parser().parse_args(argv)
     if args.command == "grade" and not args.scheduler:
         forkserver.start_server()     # it imports the grader while this process does
+    put_interpreter_on_path()      # nbgrader runs alembic from PATH, even for a gradebook
     sys.exit(args.run(Course.at(args.root, args.db), args))

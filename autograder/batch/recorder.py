@@ -23,7 +23,7 @@ from nbgrader.api import (
 from sqlalchemy.exc import SAWarning
 
 from ..course import Course, Outcome
-from ..course.outcome import BY_HAND, BY_TESTS, load_outcome, outcome_path
+from ..course.outcome import BY_TESTS, load_outcome, outcome_path
 from ..submission.gradebook import comments_of, grades_of
 
 
@@ -91,12 +91,12 @@ def _record_grades(gb: Gradebook, outcome: Outcome, previous: Outcome | None) ->
             if grade is None:
                 raise MissingEntry(f"No such grade: {outcome.assignment}/{cell.notebook}/"
                                    f"{cell.grade_id} for {outcome.student}")
-            if cell.graded_by == BY_HAND and grade.manual_score is not None \
+            if (grade.manual_score is not None or grade.extra_credit) \
                     and cell.answer_digest and answered.get(key) == cell.answer_digest:
-                continue       # graded by hand, and the answer it was graded for is the same
+                continue       # a person graded it, and what they graded is the same
             grade.auto_score = cell.score if cell.graded_by == BY_TESTS or \
                 not cell.needs_manual_grade else None
-            grade.manual_score = None
+            grade.manual_score = grade.extra_credit = None
             grade.needs_manual_grade = cell.needs_manual_grade
             if key in comments:
                 comments[key].manual_comment = None

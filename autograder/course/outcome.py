@@ -50,8 +50,8 @@ class CellResult:
     graded_by: str = BY_TESTS
     # nbgrader's flag: the cell awaits a person's grade (its score so far is `score`).
     needs_manual_grade: bool = False
-    # A hash of the student's answer in the cell (a hand-graded cell's): grading again keeps
-    # a hand grade while the answer it was given for stays the same.
+    # A hash of what a person grades the cell on (an answer: its cell; a task or a test: the
+    # whole notebook): grading again keeps a hand grade while that stays the same.
     answer_digest: str = ""
     comment: str = ""         # the grader's comment (a hand grade's), for the feedback
 

@@ -1,4 +1,6 @@
-"""Folders a running grader owns: marked with its pid, removed once it is gone.
+"""What a running grader sets up: the folders it owns, and this environment's tools on PATH.
+
+Folders are marked with the grader's pid and removed once it is gone.
 
 A grader killed with ``kill -9`` runs no clean-up; whatever folder it worked in names it
 (``owner.pid``), so that the next grader can tell an abandoned folder from a busy one.
@@ -8,6 +10,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -35,3 +38,11 @@ def clear_abandoned(folders: Iterable[Path]) -> list[Path]:
     for folder in removed:
         shutil.rmtree(folder, ignore_errors=True)
     return removed
+
+
+def put_interpreter_on_path() -> None:
+    """Put this environment's ``bin`` first on PATH: nbgrader runs ``alembic`` (gradebook
+    migrations) from PATH, which may not be this environment's if it is not activated."""
+    bindir = str(Path(sys.executable).parent)
+    if bindir not in os.environ.get("PATH", "").split(os.pathsep):
+        os.environ["PATH"] = bindir + os.pathsep + os.environ.get("PATH", "")

@@ -184,7 +184,8 @@ def _collect_cells(scratch: Course, graded_dir: Path, staged: Path, cells: dict,
                     cell.grade_id, (NOT_RUN, "the notebook was not graded", []))
                 score = grade.score if grade is not None and status == PASSED else 0.0
                 results.append(CellResult(cell.grade_id, notebook, float(score or 0.0),
-                                          float(cell.max_score), status, message, details))
+                                          float(cell.max_score), status, message, details,
+                                          answer_digest=answers.get("", "")))
     return results
 
 

@@ -77,21 +77,25 @@ def _of_submission(gb: Gradebook, model: type[Grade] | type[Comment], assignment
 
 
 def with_hand_grades(gb: Gradebook, outcome: Outcome) -> Outcome:
-    """A copy of ``outcome`` as the gradebook ``gb`` has it now: each cell graded by hand
-    with its grade and the grader's comment, or awaiting its grade."""
+    """A copy of ``outcome`` as the gradebook ``gb`` has it now, so that its scores are the
+    export's: a cell a person graded (an answer, a task, or a test whose score a grader
+    overrode in the formgrader) with that grade and the comment, an answer awaiting its
+    grade as such, and every cell's score nbgrader's (extra credit included)."""
     grades = grades_of(gb, outcome.assignment, outcome.student)
     comments = comments_of(gb, outcome.assignment, outcome.student)
     outcome = Outcome.from_json(outcome.to_json())
     for cell in outcome.cells:
         grade = grades.get((cell.notebook, cell.grade_id))
         comment = comments.get((cell.notebook, cell.grade_id))
-        if grade is None or cell.graded_by != BY_HAND:
+        if grade is None:
             continue
-        cell.comment = (comment.manual_comment or "") if comment is not None else ""
+        if comment is not None and comment.manual_comment:
+            cell.comment = comment.manual_comment
         if grade.manual_score is not None:
-            cell.status, cell.score, cell.message = HAND_GRADED, float(grade.manual_score), ""
+            cell.status, cell.message = HAND_GRADED, ""
             cell.needs_manual_grade = False
-        elif grade.needs_manual_grade:
+        elif cell.graded_by == BY_HAND and grade.needs_manual_grade:
             cell.status, cell.message = AWAITING, "to be graded by hand"
-            cell.score, cell.needs_manual_grade = float(grade.auto_score or 0.0), True
+            cell.needs_manual_grade = True
+        cell.score = float(grade.score or 0.0)      # nbgrader's: extra credit included
     return outcome

@@ -12,8 +12,6 @@
 
 from __future__ import annotations
 
-import os
-import sys
 import tempfile
 from pathlib import Path
 
@@ -27,6 +25,7 @@ from ..course import Course
 from ..course.defaults import DEFAULT_TIMEOUT
 from ..course.files import HELPERS_FILE, SUITE_FILE
 from ..course.paths import RELEASE_DIR, SOURCE_DIR
+from ..course.runtime import put_interpreter_on_path
 from ..sandbox.kernel_client import ReadyKernelClient, ReadyKernelManager
 from ..sandbox.kernelspec import SandboxKernel
 from .execute import ExecuteSurvivingCrashes
@@ -159,7 +158,7 @@ def verdicts_file(logs: Path) -> Path:
 def api(course: Course, timeout: int = DEFAULT_TIMEOUT, extra: Config | None = None
         ) -> NbGraderAPI:
     """nbgrader's Python API for ``course``, with the course's settings (``extra`` on top)."""
-    _put_interpreter_on_path()
+    put_interpreter_on_path()
     c = configure(Config(), course.root, timeout=timeout)
     if course.db is not None:
         c.CourseDirectory.db_url = course.db
@@ -167,10 +166,3 @@ def api(course: Course, timeout: int = DEFAULT_TIMEOUT, extra: Config | None = N
     if extra is not None:
         c.merge(extra)
     return NbGraderAPI(coursedir=CourseDirectory(config=c), config=c)
-
-
-def _put_interpreter_on_path() -> None:
-    """nbgrader runs ``alembic`` (gradebook migrations) from PATH: use this environment's."""
-    bindir = str(Path(sys.executable).parent)
-    if bindir not in os.environ.get("PATH", "").split(os.pathsep):
-        os.environ["PATH"] = bindir + os.pathsep + os.environ.get("PATH", "")

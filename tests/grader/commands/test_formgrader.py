@@ -297,8 +297,6 @@ def _words(page: Path) -> str:
     return " ".join(visible_text(re.sub(r"<", " <", page.read_text())).split())
 
 
-@pytest.mark.xfail(strict=True, reason="feedback counts neither a hand score given to a test "
-                   "cell nor extra credit, which export (nbgrader's Grade.score) counts")
 def test_partial_credit_and_extra_credit_entered_in_formgrader_give_one_total(
         course, formgrader, browsing):
     """The formgrader's other fields: a score given by hand to a failed test (partial
