@@ -31,6 +31,20 @@ def independent(assignment: str, kind: str | None = None) -> list[Path]:
             for path in sorted((INDEPENDENT / assignment / f"{k}s").glob("*.py"))]
 
 
+def tested(outcome) -> tuple[float, float]:
+    """(score, max_score) of the cells an outcome's tests grade: the written answers are
+    graded by hand, never by the machine (they await a person's grade)."""
+    cells = [c for c in outcome.cells if c.graded_by == "tests"]
+    return sum(c.score for c in cells), sum(c.max_score for c in cells)
+
+
+def full_marks(outcome) -> bool:
+    """Whether a submission earned every point the tests give, and nothing by hand yet."""
+    score, max_score = tested(outcome)
+    return score == max_score and not any(c.score for c in outcome.cells
+                                          if c.graded_by != "tests")
+
+
 def is_variant(module: Path) -> bool:
     """Whether an independent module is a correct implementation (else a wrong one)."""
     return module.parent.name == "variants"

@@ -61,7 +61,11 @@ def fill_release(release: NotebookNode, source: NotebookNode,
     """
     filled = nbformat.from_dict(release)   # a deep copy
     solutions = {cell.metadata["nbgrader"]["grade_id"]: solution_text(cell.source)
-                 for cell in source.cells if cell.metadata.get("nbgrader", {}).get("solution")}
+                 for cell in source.cells if cell.metadata.get("nbgrader", {}).get("solution")
+                 and cell.cell_type == "code"}
+    written = {cell.metadata["nbgrader"]["grade_id"]: cell.source for cell in source.cells
+               if cell.metadata.get("nbgrader", {}).get("solution")
+               and cell.cell_type != "code"}       # a written answer: the model answer
     graded_names = {name for text in solutions.values() for name in defined_names(text)}
     imports, definitions, other = _split_module(implementation or "")
     helpers = [src for name, src in definitions.items() if name not in graded_names]
@@ -69,6 +73,9 @@ def fill_release(release: NotebookNode, source: NotebookNode,
     for cell in filled.cells:
         meta = cell.metadata.get("nbgrader", {})
         if not meta.get("solution"):
+            continue
+        if meta["grade_id"] in written:
+            cell.source = written[meta["grade_id"]]
             continue
         reference = solutions[meta["grade_id"]]
         names = [n for n in defined_names(reference) if n in definitions]

@@ -19,8 +19,8 @@
 # and the lecture's four-node graph whose nodes average, then weigh, their neighbours. In
 # this exercise you write each of them as a small PyTorch function.
 #
-# **What you write and what it is worth** (16 points in all; every test cell states its
-# points):
+# **What you write and what it is worth** (20 points in all: 16 for your code, graded by its tests, and 4
+# for two written answers, graded by hand; every test cell states its points):
 #
 # | part | function | points |
 # | --- | --- | --- |
@@ -32,6 +32,7 @@
 # | 6 | `mean_aggregation` (without · with self-loops) | 1 + 1 |
 # | 7 | `dot_attention_aggregation` (connected graphs · isolated nodes) | 2 + 1 |
 # | 8 | `aggregate` | 1 |
+# | written | two questions at the end, answered in words (graded by hand) | 2 + 2 |
 #
 # **How to work.** Replace each `raise NotImplementedError()` with your code; keep the
 # function names and signatures. Run the test cell after each function: its *visible*
@@ -711,3 +712,44 @@ _H = aggregate(torch.ones(4, 4) / 4, lecture_X.double(), lecture_W.double())
 assert _H.dtype == torch.float64, (
     "float32 weights with float64 features must give float64: "
     "convert the weights")
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "written-intro", "locked": true, "schema_version": 3, "solution": false}
+# ## Written questions (4 points, graded by hand)
+#
+# Answer each question in the cell below it, in a few sentences of your own (an equation or a
+# number where it helps). These answers are read and graded by a person, after the tests have
+# graded your code: your feedback shows them as *awaiting a grade* until then.
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "written-bandwidth-question", "locked": true, "schema_version": 3, "solution": false}
+# **Question 1 (2 points).** What does Nadaraya–Watson predict at a query as the bandwidth
+# $h \to 0$, and as $h \to \infty$? Why can the bandwidth not be chosen by minimising the ordinary
+# training loss, where each $x_i$ is predicted with all keys, its own included?
+
+# %% [markdown] nbgrader={"grade": true, "grade_id": "written-bandwidth", "locked": false, "points": 2, "schema_version": 3, "solution": true}
+# **Model answer.** As $h \to 0$ the weight of the nearest key tends to 1 and every other to 0: the
+# prediction is the value of the nearest key (1-nearest neighbour; an average over tied keys).
+# As $h \to \infty$ all weights become equal: the prediction is the mean of all values, the same
+# at every query. With its own key included, each $x_i$ is at distance 0 from itself, so as
+# $h \to 0$ it predicts exactly its own $y_i$ and the training loss goes to 0: the smallest
+# bandwidth always wins, which memorises the noise. Leaving point $i$ out removes that
+# shortcut, so the loss measures how well $h$ predicts points it has not seen.
+#
+# **Rubric (2 points).** 1 point for both limits (nearest neighbour; global mean). 1 point for "the ordinary
+# loss is minimised by $h \to 0$ (each point predicts itself), which overfits"; leave-one-out
+# named as the fix.
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "written-degree-question", "locked": true, "schema_version": 3, "solution": false}
+# **Question 2 (2 points).** In the lecture's 4-node graph node 1 has three neighbours and
+# node 4 only one. What goes wrong if neighbours' transformed features are *summed* rather than
+# averaged, and what should an isolated node (no neighbour at all) get, and why?
+
+# %% [markdown] nbgrader={"grade": true, "grade_id": "written-degree", "locked": false, "points": 2, "schema_version": 3, "solution": true}
+# **Model answer.** A sum grows with the degree: node 1's aggregate is about three times as large as node
+# 4's whatever the features say, and stacking layers multiplies this, so high-degree nodes
+# dominate and magnitudes blow up. Dividing by the degree makes the weights of each row sum to
+# 1, a weighted average, exactly the form of attention. An isolated node has nothing to
+# average: the degree is 0 and $0/0$ would give NaN, which would spread into everything
+# computed from it; it should get the zero vector (weights all 0), as a fully masked row does.
+#
+# **Rubric (2 points).** 1 point for the degree scaling of sums (and why averaging fixes it). 1 point for the
+# isolated node: zeros, not NaN, with the reason ($0/0$).

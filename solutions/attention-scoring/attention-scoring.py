@@ -24,7 +24,8 @@
 # In this exercise you implement the five classic scoring functions, a softmax that respects
 # a mask of padded positions, and the module that puts them together — batched, in PyTorch.
 #
-# **What you write and what it is worth** (14 points in all; every test cell states its points):
+# **What you write and what it is worth** (18 points in all: 14 for your code, graded by its tests, and 4 for
+# two written answers, graded by hand; every test cell states its points):
 #
 # | part | function | points |
 # | --- | --- | --- |
@@ -35,6 +36,7 @@
 # | 5 | `additive_score` | 2 |
 # | 6 | `masked_softmax` (no mask · mask · fully masked row) | 1 + 1 + 1 |
 # | 7 | `attend` (key–value mode · plain mode · masks and custom scores) | 1 + 1 + 1 |
+# | written | two questions at the end, answered in words (graded by hand) | 2 + 2 |
 #
 # **How to work.** Replace each `raise NotImplementedError()` with your code; keep the function
 # names and signatures. Run the test cell after each function: the *visible* tests in it check
@@ -474,3 +476,46 @@ _context, _weights = attend(example_query, example_keys, example_values,
                             score=lambda q, k: -dot_score(q, k))
 assert _weights[0, 1] > _weights[0, 0], (
     "attend must use the score function it is given")
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "written-intro", "locked": true, "schema_version": 3, "solution": false}
+# ## Written questions (4 points, graded by hand)
+#
+# Answer each question in the cell below it, in a few sentences of your own (an equation or a
+# number where it helps). These answers are read and graded by a person, after the tests have
+# graded your code: your feedback shows them as *awaiting a grade* until then.
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "written-scaling-question", "locked": true, "schema_version": 3, "solution": false}
+# **Question 1 (2 points).** Let the entries of a query $q$ and a key $k$ be independent,
+# with mean 0 and variance 1, in $d = 64$ dimensions. What is the variance of $q^\top k$? What
+# would the softmax weights over $n$ keys look like if the scores were *not* divided by
+# $\sqrt{d}$, and why would that hurt training?
+
+# %% [markdown] nbgrader={"grade": true, "grade_id": "written-scaling", "locked": false, "points": 2, "schema_version": 3, "solution": true}
+# **Model answer.** $q^\top k = \sum_{j=1}^{d} q_j k_j$ is a sum of $d$ independent products, each with mean
+# 0 and variance $1 \cdot 1 = 1$, so its variance is $d = 64$ (standard deviation 8). Unscaled
+# scores then differ by tens between keys, the softmax saturates and the weights are nearly
+# one-hot; in that regime the softmax's gradient $a_i(\delta_{ij} - a_j)$ is close to 0, so
+# the scores (and the parameters behind them) barely learn. Dividing by $\sqrt{d}$ brings the
+# variance back to 1.
+#
+# **Rubric (2 points).** 1 point for the variance $d$ (or standard deviation $\sqrt{d}$) with its reason (a
+# sum of $d$ independent unit-variance products). 1 point for saturation: nearly one-hot
+# weights *and* vanishing gradients (either named clearly); half a point for only one of them.
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "written-linear-concat-question", "locked": true, "schema_version": 3, "solution": false}
+# **Question 2 (2 points).** Suppose the concat score had no $\tanh$:
+# $s_i = v^\top W [q; k_i]$. Show that the attention weights $a_i$ would then not depend on the
+# query at all, and say what attention would lose.
+
+# %% [markdown] nbgrader={"grade": true, "grade_id": "written-linear-concat", "locked": false, "points": 2, "schema_version": 3, "solution": true}
+# **Model answer.** Split $W = [W_q \; W_k]$ into the columns that multiply $q$ and those that multiply
+# $k_i$: $s_i = v^\top W_q q + v^\top W_k k_i = c + b_i$, where $c$ is the same for every key.
+# The softmax does not change when a constant is added to every score:
+# $a_i = e^{c + b_i} / \sum_j e^{c + b_j} = e^{b_i} / \sum_j e^{b_j}$. So every query gets the
+# same weights: attention becomes a fixed, learned pooling of the keys and can no longer
+# pick the keys that are relevant to *this* query. The non-linearity mixes $q$ and $k_i$
+# before $v$ is applied, so no such constant splits off.
+#
+# **Rubric (2 points).** 1 point for the split into a query-only term and a key term *and* the softmax's
+# invariance to adding a constant. 1 point for the consequence (same weights for every query:
+# no query-dependent selection). An answer that only says "tanh is non-linear" earns 0.

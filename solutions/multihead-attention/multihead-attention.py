@@ -18,8 +18,8 @@
 # sequences of different lengths, with the masks that padding and left-to-right decoding
 # need. At the end, your module runs one layer of a real pretrained encoder.
 #
-# **What you write and what it is worth** (18 points in all; every test cell states its
-# points):
+# **What you write and what it is worth** (22 points in all: 18 for your code, graded by its tests, and 4
+# for two written answers, graded by hand; every test cell states its points):
 #
 # | part | what | points |
 # | --- | --- | --- |
@@ -27,6 +27,7 @@
 # | 2 | `causal_mask` · `padding_mask` | 1 + 1 |
 # | 3 | `MultiHeadAttention` (construction · forward · masks · heads · end to end) | 1 + 2 + 2 + 2 + 2 |
 # | 4 | `sinusoidal_positional_encoding` | 2 |
+# | written | two questions at the end, answered in words (graded by hand) | 2 + 2 |
 #
 # **How to work.** Replace each `raise NotImplementedError()` with your code; keep the names
 # and signatures. Run the test cell after each part: its *visible* tests check shapes and
@@ -829,3 +830,46 @@ except NotImplementedError:
 except Exception as error:   # this check is a bonus: never let it fail
     print("Could not run the comparison "
           f"({type(error).__name__}: {error}).")
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "written-intro", "locked": true, "schema_version": 3, "solution": false}
+# ## Written questions (4 points, graded by hand)
+#
+# Answer each question in the cell below it, in a few sentences of your own (an equation or a
+# number where it helps). These answers are read and graded by a person, after the tests have
+# graded your code: your feedback shows them as *awaiting a grade* until then.
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "written-bag-of-words-question", "locked": true, "schema_version": 3, "solution": false}
+# **Question 1 (2 points).** Without positional encodings, what happens to the output of
+# self-attention when the input tokens are permuted? Use it to explain why *dog bites man* and
+# *man bites dog* get the same representation of *dog*, and how adding your sinusoidal encodings
+# changes that.
+
+# %% [markdown] nbgrader={"grade": true, "grade_id": "written-bag-of-words", "locked": false, "points": 2, "schema_version": 3, "solution": true}
+# **Model answer.** Self-attention is permutation-equivariant: permuting the inputs permutes the rows and
+# columns of the score matrix the same way, so the outputs are the same vectors, permuted. The
+# output for *dog* is a weighted sum over the same set of tokens with the same scores in both
+# sentences, so it is identical: the model sees a bag of words and cannot tell who bites whom.
+# Adding $PE(\text{pos})$ to each embedding makes the input of a token depend on its position,
+# so the scores, and therefore the outputs, differ when the order differs (and, for sinusoids,
+# relative offsets are linear functions of the encodings).
+#
+# **Rubric (2 points).** 1 point for equivariance (outputs permute with the inputs), applied to the example. 1
+# point for how positional encodings break it (the input, hence the scores, depend on
+# position).
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "written-heads-question", "locked": true, "schema_version": 3, "solution": false}
+# **Question 2 (2 points).** MiniLM uses $d_\text{model} = 384$ and 12 heads of 32 dimensions.
+# Compare it with one head of 384 dimensions: parameters and multiply–adds of the projections,
+# and what the 12 heads can do that one head cannot.
+
+# %% [markdown] nbgrader={"grade": true, "grade_id": "written-heads", "locked": false, "points": 2, "schema_version": 3, "solution": true}
+# **Model answer.** The cost is the same: the query, key, value and output projections are $4 \cdot
+# 384^2$ weights (plus biases) either way, and computing the scores costs $n^2 \cdot 384$
+# multiply–adds in total whether it is one dot product of 384 or 12 of 32. What changes is that
+# 12 heads compute 12 separate softmax distributions: one head can look at the previous token,
+# another at the verb's object, another at punctuation, all at once, while a single head must
+# fold everything into one distribution, which averages those different things away.
+#
+# **Rubric (2 points).** 1 point for "same parameters and multiply–adds" with a reason. 1 point for "several
+# distributions at once, each free to attend somewhere else" (an example of what heads attend to
+# is welcome, not required).

@@ -20,7 +20,8 @@
 # German number words → digits (*dreihundertvierundzwanzig* → `3 2 4`), where the words
 # say the units before the tens, and look at the alignment your own model learns.
 #
-# **What you write and what it is worth** (20 points; every test cell states its points):
+# **What you write and what it is worth** (24 points: 20 for your code, graded by its tests, and 4 for two
+# written answers, graded by hand; every test cell states its points):
 #
 # | part | what | points |
 # | --- | --- | --- |
@@ -30,6 +31,7 @@
 # | 4 | `Seq2Seq.forward` (wiring · end to end) · `greedy_decode` (rules · end to end) | 1 + 1 + 2 + 1 |
 # | 5 | `sequence_loss` | 2 |
 # | 6 | `train_epoch` · your model trained on the task | 2 + 2 |
+# | written | two questions at the end, answered in words (graded by hand) | 2 + 2 |
 #
 # **How to work.** Replace each `raise NotImplementedError()` with your code; keep the
 # names, signatures and **attribute names** given in the docstrings — the hidden tests
@@ -778,3 +780,47 @@ assert _losses[1] < 0.95 * _losses[0], (
 # The hidden test trains a fresh Seq2Seq (your class, fixed starting
 # weights) with your train_epoch for 2 epochs on 800 numbers; the loss on
 # held-out numbers must end up low.
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "written-intro", "locked": true, "schema_version": 3, "solution": false}
+# ## Written questions (4 points, graded by hand)
+#
+# Answer each question in the cell below it, in a few sentences of your own (an equation or a
+# number where it helps). These answers are read and graded by a person, after the tests have
+# graded your code: your feedback shows them as *awaiting a grade* until then.
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "written-crossing-question", "locked": true, "schema_version": 3, "solution": false}
+# **Question 1 (2 points).** Run the alignment cell above and read your own heatmap for
+# 7483, *sieben tausend vier hundert drei und achtzig*. Which source word does the decoder look at
+# while it writes the digit 8, and which while it writes 3? What does this crossing show that an
+# alignment moving left to right through the source could not do? (If your model got this number
+# wrong, say what it attended to instead.)
+
+# %% [markdown] nbgrader={"grade": true, "grade_id": "written-crossing", "locked": false, "points": 2, "schema_version": 3, "solution": true}
+# **Model answer.** Writing 8 (the tens) it looks mostly at *achtzig*; writing 3 (the units) at *drei*,
+# which stands **before** *achtzig* in the source though 3 comes after 8 in the output: German
+# says the units before the tens (*dreiundachtzig*). The alignment is not monotonic: at each
+# step the decoder's query picks the source position by content, wherever it is. An alignment
+# that can only move left to right would reach *drei* before *achtzig* and could not write
+# 8 then 3 from the right words.
+#
+# **Rubric (2 points).** 1 point for an honest reading of the student's own heatmap (the expected one, or what
+# their model did, described correctly). 1 point for the explanation: units before tens in
+# German, so the alignment crosses; attention chooses positions by content, not by order.
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "written-padding-question", "locked": true, "schema_version": 3, "solution": false}
+# **Question 2 (2 points).** In a batch, shorter source numbers are padded to the longest one.
+# What would go wrong if the decoder's attention did *not* mask the padded positions? Explain why
+# the damage would depend on which other numbers happen to share the batch.
+
+# %% [markdown] nbgrader={"grade": true, "grade_id": "written-padding", "locked": false, "points": 2, "schema_version": 3, "solution": true}
+# **Model answer.** Unmasked, the padded positions get non-zero weight, so each context vector mixes in
+# encoder states computed on padding, which carry no information about the number. How many
+# padded positions a sentence has depends on the longest sentence in its batch, so the same
+# number would be translated (and its loss computed) differently in different batches, and at
+# inference, one number at a time with no padding, the model would see inputs unlike those it
+# was trained on. Masking gives padding weight exactly 0, so a sentence's translation depends on
+# that sentence alone.
+#
+# **Rubric (2 points).** 1 point for "weight on padding pollutes the context vector". 1 point for the batch
+# dependence (the amount of padding is set by the longest sequence in the batch) or the
+# training–inference mismatch it causes.

@@ -21,7 +21,8 @@ from tests.conftest import ASSIGNMENT, filled, notebooks, run_cli, submit, visib
 # The module's tests share one graded batch: run them on one worker, so it is graded once.
 pytestmark = pytest.mark.xdist_group("pipeline")
 
-FULL = 14.0
+FULL = 14.0          # the points the tests give
+WRITTEN = 4.0        # and the two written answers, graded by hand
 WARNS_ON_STDERR = '''
 import sys
 import warnings
@@ -100,7 +101,7 @@ def test_every_submission_gets_the_marks_it_earned(graded):
     assert earned["frank"] == FULL                # warnings on stderr cost nothing
     assert 0 < earned["grace"] < FULL             # one mistake costs its parts only
     for result in scores.values():
-        assert result[ASSIGNMENT]["max_score"] == FULL
+        assert result[ASSIGNMENT]["max_score"] == FULL + WRITTEN
 
 
 def test_ungradable_submissions_say_why(graded):
@@ -124,7 +125,7 @@ def test_export_json_follows_the_contract(graded):
         assert set(entry) == {"score", "max_score", "cells"}
         assert set(entry["cells"]) == set(grade_ids)
         for grade_id, cell in entry["cells"].items():
-            assert set(cell) == {"score", "max_score"}
+            assert set(cell) - {"needs_manual_grade"} == {"score", "max_score"}
             assert cell["max_score"] == grade_ids[grade_id]
             assert isinstance(cell["score"], float) and 0 <= cell["score"] <= cell["max_score"]
         assert entry["score"] == sum(c["score"] for c in entry["cells"].values())

@@ -28,7 +28,8 @@ from tests.conftest import ASSIGNMENT, filled, make_course, run_cli, submit, vis
 # The module's tests share one graded batch: run them on one worker, so it is graded once.
 pytestmark = pytest.mark.xdist_group("adversarial")
 
-FULL = 14.0
+FULL = 14.0          # the points the tests give
+WRITTEN = 4.0        # and the two written answers, graded by hand
 
 # Every contract function, wrong: right shapes and dtypes, wrong values.
 WRONG = '''
@@ -351,9 +352,10 @@ def test_tampered_test_cells_are_restored_and_earn_nothing(batch, name):
     outcome = outcomes[f"tampered-{name}"]
     assert outcome.score == 0
     max_score = sum(c.max_score for c in outcome.cells)
-    assert max_score == FULL, "the points come from the gradebook, not the notebook"
+    assert max_score == FULL + WRITTEN, "the points come from the gradebook, not the notebook"
     # The restored hidden tests ran and said why they failed.
-    assert all(c.status == "failed" for c in outcome.cells), outcome.cells
+    assert all(c.status == "failed" for c in outcome.cells if c.graded_by == "tests"), \
+        outcome.cells
 
 
 def test_deleted_tests_come_back_and_pass_for_a_correct_answer(batch):
@@ -434,7 +436,7 @@ def test_the_gradebook_holds_exactly_the_batch(batch):
         assert students == set(outcomes)
         for student, outcome in outcomes.items():
             submission = gb.find_submission(ASSIGNMENT, student)
-            assert submission.max_score == FULL
+            assert submission.max_score == FULL + WRITTEN
             assert submission.score == outcome.score, student
 
 
