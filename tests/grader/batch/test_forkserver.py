@@ -84,7 +84,10 @@ def test_a_rehearsal_runs_nothing_and_changes_nothing(course, tmp_path):
     snapshot = snapshot_gradebook(course, tmp_path / "snapshot.db")
     before, environment = _tree(course.root), dict(os.environ)
     outcome = rehearse(course, ASSIGNMENT, snapshot)
-    assert outcome.cells and {cell.status for cell in outcome.cells} == {NOT_RUN}
+    # No test ran; the written answers, as released, are unanswered (nbgrader's 0).
+    tests = [cell for cell in outcome.cells if cell.graded_by == "tests"]
+    assert tests and {cell.status for cell in tests} == {NOT_RUN}
+    assert all(cell.score == 0 for cell in outcome.cells)
     assert _tree(course.root) == before
     assert dict(os.environ) == environment
 
