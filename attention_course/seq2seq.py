@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 import torch
 from torch import Tensor, nn
 
+from attention_course.decoding import beam_search
 from attention_course.number_words import NumberData, Pair, Vocab, batches, pad_batch
 from attention_course.progress import progress as progress_bar
 
@@ -227,6 +228,24 @@ class RNNTranslator(nn.Module):
         logits = self.readout(torch.cat([torch.stack(features, 1), emb], dim=-1))
         return logits, torch.stack(weights, 1)
 
+    # -- step-by-step decoding (attention_course.decoding) ---------------------------------
+
+    def start(self, src: Tensor, src_lengths: Tensor) -> dict[str, Tensor | None]:
+        """Encode the source once for decoding (the state of :mod:`~attention_course.decoding`)."""
+        return self._start(src, src_lengths)
+
+    def step(self, prefix: Tensor, state: dict[str, Tensor | None]
+             ) -> tuple[Tensor, Tensor, dict[str, Tensor | None]]:
+        """One decoding step after ``prefix`` ``(B, t)``; only its last token is read.
+
+        Returns:
+            ``logits`` ``(B, V)``, attention ``weights`` ``(B, S)`` and the new state (the
+            given one is left as it was).
+        """
+        state = dict(state)
+        logits, weights = self._step(prefix[:, -1], state)
+        return logits, weights, state
+
     @torch.no_grad()
     def generate(
         self, src: Tensor, src_lengths: Tensor, bos_id: int, eos_id: int, max_len: int
@@ -275,7 +294,7 @@ class History:
 
 
 def train(
-    model: RNNTranslator,
+    model: nn.Module,
     data: NumberData,
     steps: int,
     *,
@@ -405,9 +424,18 @@ class Scores:
 
 
 @torch.no_grad()
-def evaluate(model: RNNTranslator, data: NumberData, pairs: Sequence[Pair],
-             batch_size: int = 500) -> Scores:
-    """Decode ``pairs`` greedily and score the outputs against their targets."""
+def evaluate(model: nn.Module, data: NumberData, pairs: Sequence[Pair],
+             batch_size: int = 500, beam_size: int | None = None) -> Scores:
+    """Decode ``pairs`` and score the outputs against their targets.
+
+    Args:
+        model: A translator with ``generate`` (greedy decoding) and, for beam search, the
+            ``start``/``step`` methods of :mod:`attention_course.decoding`:
+            :class:`RNNTranslator` or
+            :class:`~attention_course.transformer.TransformerTranslator`.
+        beam_size: None for greedy decoding, else the beam size of
+            :func:`~attention_course.decoding.beam_search`.
+    """
     model.eval()
     sv, tv = data.src_vocab, data.tgt_vocab
     outputs: list[list[str]] = []
@@ -416,8 +444,12 @@ def evaluate(model: RNNTranslator, data: NumberData, pairs: Sequence[Pair],
         chunk = list(pairs[start : start + batch_size])
         batch = pad_batch(chunk, sv, tv)
         max_len = batch.tgt_out.shape[1] + 5
-        tokens, _ = model.generate(batch.src, batch.src_lengths, tv.bos_id, tv.eos_id,
-                                   max_len)
+        if beam_size is None:
+            tokens, _ = model.generate(batch.src, batch.src_lengths, tv.bos_id, tv.eos_id,
+                                       max_len)
+        else:
+            tokens, _ = beam_search(model, batch.src, batch.src_lengths, tv.bos_id,
+                                    tv.eos_id, max_len, beam_size, pad_id=tv.pad_id)
         for row, (_, ref) in zip(tokens.tolist(), chunk, strict=True):
             outputs.append(tv.decode(row))
             gold = tv.encode(ref) + [tv.eos_id]
@@ -429,7 +461,7 @@ def evaluate(model: RNNTranslator, data: NumberData, pairs: Sequence[Pair],
 
 
 @torch.no_grad()
-def translate(model: RNNTranslator, src_tokens: Sequence[str], src_vocab: Vocab,
+def translate(model: nn.Module, src_tokens: Sequence[str], src_vocab: Vocab,
               tgt_vocab: Vocab, max_len: int = 40) -> tuple[list[str], Tensor]:
     """Translate one tokenised source.
 
