@@ -47,7 +47,7 @@ class FeedForward(nn.Module):
 
 
 class EncoderLayer(nn.Module):
-    """Self-attention, then the feed-forward network, each inside a residual connection.
+    """Self-attention, then a feed-forward network, each with a residual.
 
     Post-norm (Vaswani et al.): ``x = LayerNorm(x + sublayer(x))``.
     Pre-norm (Xiong et al., 2020): ``x = x + sublayer(LayerNorm(x))``.
@@ -59,13 +59,14 @@ class EncoderLayer(nn.Module):
         norm_first: Pre-norm if True, post-norm if False.
     """
 
-    def __init__(self, d_model: int, num_heads: int, d_ff: int, *, norm_first: bool = True
-                 ) -> None:
+    def __init__(self, d_model: int, num_heads: int, d_ff: int, *,
+                 norm_first: bool = True) -> None:
         super().__init__()
         self.norm_first = norm_first
         self.self_attn = MultiHeadAttention(d_model, num_heads)
         self.ffn = FeedForward(d_model, d_ff)
-        self.norm1, self.norm2 = nn.LayerNorm(d_model), nn.LayerNorm(d_model)
+        self.norm1 = nn.LayerNorm(d_model)
+        self.norm2 = nn.LayerNorm(d_model)
 
     def forward(self, x: Tensor, mask: Tensor) -> tuple[Tensor, Tensor]:
         """One layer.
@@ -78,8 +79,8 @@ class EncoderLayer(nn.Module):
             ``(B, S, d)`` and the self-attention weights ``(B, h, S, S)``.
         """
         if self.norm_first:
-            h = self.norm1(x)
-            attended, weights = self.self_attn(h, h, h, mask)
+            normed = self.norm1(x)
+            attended, weights = self.self_attn(normed, normed, normed, mask)
             x = x + attended
             x = x + self.ffn(self.norm2(x))
         else:
@@ -90,10 +91,11 @@ class EncoderLayer(nn.Module):
 
 
 class DecoderLayer(nn.Module):
-    """Causal self-attention, cross-attention to the encoder, the feed-forward network.
+    """Causal self-attention, cross-attention, a feed-forward network.
 
-    Each of the three sublayers sits inside a residual connection, normalised before
-    (pre-norm) or after (post-norm) as in :class:`EncoderLayer`.
+    Each of the three sublayers sits inside a residual connection,
+    normalised before (pre-norm) or after (post-norm) as in
+    :class:`EncoderLayer`; the cross-attention reads the encoder.
 
     Args:
         d_model: Model size ``d``.
@@ -102,37 +104,40 @@ class DecoderLayer(nn.Module):
         norm_first: Pre-norm if True, post-norm if False.
     """
 
-    def __init__(self, d_model: int, num_heads: int, d_ff: int, *, norm_first: bool = True
-                 ) -> None:
+    def __init__(self, d_model: int, num_heads: int, d_ff: int, *,
+                 norm_first: bool = True) -> None:
         super().__init__()
         self.norm_first = norm_first
         self.self_attn = MultiHeadAttention(d_model, num_heads)
         self.cross_attn = MultiHeadAttention(d_model, num_heads)
         self.ffn = FeedForward(d_model, d_ff)
-        self.norm1, self.norm2, self.norm3 = (nn.LayerNorm(d_model) for _ in range(3))
+        self.norm1, self.norm2, self.norm3 = (
+            nn.LayerNorm(d_model) for _ in range(3))
 
-    def forward(self, y: Tensor, memory: Tensor, self_mask: Tensor, memory_mask: Tensor
-                ) -> tuple[Tensor, Tensor]:
+    def forward(self, y: Tensor, memory: Tensor, self_mask: Tensor,
+                memory_mask: Tensor) -> tuple[Tensor, Tensor]:
         """One layer.
 
         Args:
             y: ``(B, T, d)`` the target positions written so far.
             memory: ``(B, S, d)`` the encoder's output.
-            self_mask: ``(T, T)`` bool causal mask: position ``t`` sees ``0..t``.
+            self_mask: ``(T, T)`` bool, causal: ``t`` sees ``0..t``.
             memory_mask: ``(B, 1, S)`` bool, True at real source tokens.
 
         Returns:
             ``(B, T, d)`` and the cross-attention weights ``(B, h, T, S)``.
         """
         if self.norm_first:
-            h = self.norm1(y)
-            y = y + self.self_attn(h, h, h, self_mask)[0]
-            attended, weights = self.cross_attn(self.norm2(y), memory, memory, memory_mask)
+            normed = self.norm1(y)
+            y = y + self.self_attn(normed, normed, normed, self_mask)[0]
+            attended, weights = self.cross_attn(self.norm2(y), memory,
+                                                memory, memory_mask)
             y = y + attended
             y = y + self.ffn(self.norm3(y))
         else:
             y = self.norm1(y + self.self_attn(y, y, y, self_mask)[0])
-            attended, weights = self.cross_attn(y, memory, memory, memory_mask)
+            attended, weights = self.cross_attn(y, memory, memory,
+                                                memory_mask)
             y = self.norm2(y + attended)
             y = self.norm3(y + self.ffn(y))
         return y, weights
