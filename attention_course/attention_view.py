@@ -135,7 +135,7 @@ _STYLE = (
     ".attention-view .vega-bindings{order:-1;display:flex;flex-wrap:wrap;gap:0.4em 1.4em;"
     "font-size:0.9em;margin-bottom:0.3em}"
     ".attention-view .vega-bind-name{margin-right:0.3em}"
-    ".attention-view select{font:inherit;color:inherit;background:transparent;"
+    ".attention-view select{font:inherit;color:inherit;background:transparent;max-width:30em;"
     "border:1px solid currentColor;border-radius:3px;padding:0 0.2em}"
     ".attention-view select option{color:#1f2328;background:#fff}"
     "@media print{.attention-view{display:none}}"
@@ -301,7 +301,9 @@ def _spec(sources: list[list[str]], targets: list[list[str]], arrays: list[np.nd
         options = list(range(count)) if labels else list(range(1, count + 1))
         binding = alt.binding_select(options=options, labels=labels or list(map(str, options)),
                                      name=name + " ")
-        return alt.param(name=name, value=options[0], bind=binding if count > 1 else None)
+        if count == 1:
+            return alt.param(name=name, value=options[0])
+        return alt.param(name=name, value=options[0], bind=binding)
 
     example = menu("example", len(arrays), names)
     layer, head = menu("layer", layers), menu("head", heads)
@@ -312,7 +314,7 @@ def _spec(sources: list[list[str]], targets: list[list[str]], arrays: list[np.nd
                              empty=False, nearest=False)
 
     weights = (
-        alt.Chart(alt.Data(values=maps, name="maps"))
+        alt.Chart(alt.NamedData(name="maps"))
         .transform_filter("datum.e == example && datum.l == layer && datum.h == head")
         .transform_calculate(i="sequence(length(datum.w))")
         .transform_flatten(["w", "i"])
@@ -366,9 +368,9 @@ def _spec(sources: list[list[str]], targets: list[list[str]], arrays: list[np.nd
         opacity=alt.condition(hk, alt.value(1), alt.value(0)),
     ).properties(name="received")
 
-    def column(data: list[dict], field: str, x_text: int, align: str, x_hit: tuple[int, int],
-               selection: alt.Parameter, name: str) -> list[alt.Chart]:
-        base = alt.Chart(alt.Data(values=data, name=name + "s")).transform_filter(
+    def column(field: str, x_text: int, align: str, x_hit: tuple[int, int],
+               selection: alt.Parameter, name: str, data: str) -> list[alt.Chart]:
+        base = alt.Chart(alt.NamedData(name=data)).transform_filter(
             "datum.e == example")
         y = alt.Y(f"{field}:O", axis=None, scale=rows)
         words = base.mark_text(align=align, baseline="middle", fill=text, fontSize=12).encode(
@@ -382,10 +384,10 @@ def _spec(sources: list[list[str]], targets: list[list[str]], arrays: list[np.nd
         ).add_params(selection).properties(name=name + "_hit")
         return [words, hit]
 
-    left = column(queries, "q", _X_TOKEN_Q, "right", (_X_NUMBER_Q + 2, _X_TOKEN_Q + 3), hq,
-                  "query")
-    right = column(keys, "k", _X_TOKEN_K, "left", (_X_TOKEN_K - 3, _X_NUMBER_K - _NUMBER_W),
-                   hk, "key")
+    left = column("q", _X_TOKEN_Q, "right", (_X_NUMBER_Q + 2, _X_TOKEN_Q + 3), hq,
+                  "query", "queries")
+    right = column("k", _X_TOKEN_K, "left", (_X_TOKEN_K - 3, _X_NUMBER_K - _NUMBER_W),
+                   hk, "key", "keys")
     def heading(x: int, align: str, label: str) -> alt.Chart:
         return alt.Chart(alt.Data(values=[{"t": label}])).mark_text(
             align=align, baseline="bottom", fill=_dark(*_MUTED), fontSize=11,
@@ -403,4 +405,7 @@ def _spec(sources: list[list[str]], targets: list[list[str]], arrays: list[np.nd
     if title:
         chart = chart.properties(title=alt.Title(title, color=text, anchor="start"))
     chart = chart.configure(background="transparent").configure_view(stroke=None)
-    return chart.to_dict(validate=True)
+    # The data goes in after validation, which would check each of its rows.
+    spec = chart.to_dict(validate=True)
+    spec["datasets"] = {"maps": maps, "queries": queries, "keys": keys}
+    return spec
