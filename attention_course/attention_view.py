@@ -131,7 +131,8 @@ class AttentionView:
 # column rather than widening it, and is left out of print (the figures are printed).
 _STYLE = (
     ".attention-view{max-width:100%;overflow-x:auto;margin:0.5em 0 1em}"
-    ".attention-view .vega-embed{display:flex;flex-direction:column;padding-right:0}"
+    ".attention-view .vega-embed{display:flex;flex-direction:column;align-items:flex-start;"
+    "padding-right:0}"
     ".attention-view .vega-bindings{order:-1;display:flex;flex-wrap:wrap;gap:0.4em 1.4em;"
     "font-size:0.9em;margin-bottom:0.3em}"
     ".attention-view .vega-bind-name{margin-right:0.3em}"

@@ -83,6 +83,9 @@ def marks(page, group: str) -> list[dict]:
 
 def point_at(page, group: str, index: int) -> None:
     """Move the mouse onto token ``index`` of the ``query`` or ``key`` column."""
+    page.evaluate("""([group, index]) => document.querySelectorAll(
+        '[data-attention-view] svg g.' + group + '_marks text')[index]
+        .scrollIntoView({block: 'center'})""", [group, index])
     token = marks(page, group)[index]
     numbers = "given" if group == "query" else "received"
     for x, y, shown in ((1, 1, "false"), (token["x"], token["y"], "true")):
