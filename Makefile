@@ -92,7 +92,7 @@ test-full: $(STAMP) sandbox-tools
 
 test-browser: $(STAMP) browser-tools
 	$(BIN)/python -m pytest -n $(JOBS) --dist loadgroup tests/book/test_browser.py tests/book/test_book.py \
-	  tests/book/test_exercises_in_jupyterlab.py
+	  tests/book/test_attention_views.py tests/book/test_exercises_in_jupyterlab.py
 
 bench: $(STAMP) sandbox-tools
 	$(BIN)/python benchmarks/sandbox_cost.py
