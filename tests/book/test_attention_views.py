@@ -24,7 +24,8 @@ VIEWPORT = {"width": 1280, "height": 800}
 PATIENCE_MS = 180_000          # a loaded machine may take long to load a page: not timed here
 REAL_HEADS = "book/encoder/real-heads"
 ENCODER_DECODER = "book/traditional/encoder-decoder"
-VIEW_PAGES = [REAL_HEADS, ENCODER_DECODER]
+TRANSFORMER = "book/encoder/transformer"
+VIEW_PAGES = [REAL_HEADS, ENCODER_DECODER, TRANSFORMER]
 ROUNDING = 0.005 + 1e-9        # the view shows weights rounded to two decimals
 
 
@@ -245,6 +246,52 @@ def test_encoder_decoder_view_shows_the_alignments_the_page_computed(site, offli
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.locator("[data-attention-view]").screenshot(
         path=SCREENSHOTS / f"attention-view-encoder-decoder-{'dark' if dark else 'light'}.png")
+    assert not problems, "\n".join(problems)
+    assert not offline.left_the_site, offline.left_the_site
+
+
+PRINTED_HEAD_ROW = re.compile(r"324, layer 2, head 4, output '2':\s+((?:[^\s\d]+ [\d.]+\s?)+)")
+
+
+@pytest.mark.parametrize("dark", [False, True], ids=["light", "dark"])
+def test_transformer_view_shows_the_cross_attention_the_page_computed(site, offline, dark):
+    page, problems, spec = open_view(offline, site, TRANSFORMER, dark)
+    names = [p for p in spec["params"] if p["name"] == "example"][0]["bind"]["labels"]
+    assert names[0] == "324" and len(names) >= 4
+    printed = PRINTED_HEAD_ROW.search(visible_text(page.content())).group(1).split()
+    words, expected = printed[0::2], [float(w) for w in printed[1::2]]
+    choose(page, "example", 0)
+    choose(page, "layer", 2)
+    choose(page, "head", 4)
+    assert [m["text"] for m in marks(page, "key")] == words
+    assert [m["text"] for m in marks(page, "query")] == ["3", "2", "4", "<eos>"]
+    point_at(page, "query", 1)
+    shown = shown_weights(page, "given", "key")
+    assert max(abs(a - b) for a, b in zip(shown, expected, strict=True)) <= 2 * ROUNDING
+
+    # every input, both layers, two heads: what is shown is the page's data
+    maps = {(m["e"], m["l"], m["h"]): m for m in spec["datasets"]["maps"]}
+    assert len(maps) == len(names) * 2 * 4
+    for example, name in enumerate(names):
+        choose(page, "example", example)
+        for layer in (1, 2):
+            choose(page, "layer", layer)
+            for head in (1, 4):
+                choose(page, "head", head)
+                rows = maps[example, layer, head]
+                n_keys, weights = rows["S"], [w / 100 for w in rows["w"]]
+                point_at(page, "query", 0)
+                given = shown_weights(page, "given", "key")
+                assert given == pytest.approx(weights[:n_keys], abs=1e-9), name
+                assert sum(given) == pytest.approx(1, abs=n_keys * ROUNDING), name
+                point_at(page, "key", 0)
+                received = shown_weights(page, "received", "query")
+                assert received == pytest.approx(weights[0::n_keys], abs=1e-9), name
+
+    check_readable_and_within_the_column(page)
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.locator("[data-attention-view]").screenshot(
+        path=SCREENSHOTS / f"attention-view-transformer-{'dark' if dark else 'light'}.png")
     assert not problems, "\n".join(problems)
     assert not offline.left_the_site, offline.left_the_site
 
