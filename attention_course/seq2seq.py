@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 import torch
 from torch import Tensor, nn
 
-from attention_course.decoding import beam_search
+from attention_course.decoding import beam_search, greedy
 from attention_course.number_words import NumberData, Pair, Vocab, batches, pad_batch
 from attention_course.progress import progress as progress_bar
 
@@ -256,19 +256,7 @@ class RNNTranslator(nn.Module):
             ``tokens`` ``(B, L)`` long without ``<bos>``, ``L <= max_len``; after a row's
             first ``<eos>`` its tokens are ``pad_id``. ``weights`` ``(B, L, S)``.
         """
-        ctx = self._start(src, src_lengths)
-        y = torch.full((src.shape[0],), bos_id, dtype=torch.long, device=src.device)
-        done = torch.zeros_like(y, dtype=torch.bool)
-        tokens, weights = [], []
-        for _ in range(max_len):
-            logits, a = self._step(y, ctx)
-            y = logits.argmax(-1).masked_fill(done, self.pad_id)
-            tokens.append(y)
-            weights.append(a)
-            done = done | (y == eos_id)
-            if bool(done.all()):
-                break
-        return torch.stack(tokens, 1), torch.stack(weights, 1)
+        return greedy(self, src, src_lengths, bos_id, eos_id, max_len, pad_id=self.pad_id)
 
 
 # -- training ------------------------------------------------------------------------------

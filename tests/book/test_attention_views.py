@@ -161,6 +161,22 @@ def check_readable_and_within_the_column(page) -> None:
     assert boxes["scroll"] <= 1, boxes
 
 
+def finish(page, problems, context, name: str, dark: bool) -> None:
+    """The checks every view ends with: readable and within the column, a screenshot for
+    review, no console error, no request that left the site."""
+    check_readable_and_within_the_column(page)
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.locator("[data-attention-view]").screenshot(
+        path=SCREENSHOTS / f"attention-view-{name}-{'dark' if dark else 'light'}.png")
+    assert not problems, "\n".join(problems)
+    assert not context.left_the_site, context.left_the_site
+
+
+def example_names(spec: dict) -> list[str]:
+    """The names of the view's examples, as its menu lists them."""
+    return [p for p in spec["params"] if p["name"] == "example"][0]["bind"]["labels"]
+
+
 @pytest.fixture(scope="module")
 def minilm():
     from attention_course import pretrained
@@ -173,7 +189,7 @@ def minilm():
 @pytest.mark.parametrize("dark", [False, True], ids=["light", "dark"])
 def test_real_heads_view_shows_the_weights_minilm_computes(site, offline, minilm, dark):
     page, problems, spec = open_view(offline, site, REAL_HEADS, dark)
-    sentences = [p for p in spec["params"] if p["name"] == "example"][0]["bind"]["labels"]
+    sentences = example_names(spec)
     assert len(sentences) >= 5
     spirit = next(i for i, s in enumerate(sentences) if s.startswith("It is in this spirit"))
     words, maps = minilm.attention_maps(sentences[spirit])       # (6, 12, n, n)
@@ -198,12 +214,7 @@ def test_real_heads_view_shows_the_weights_minilm_computes(site, offline, minilm
     expected = maps[2, 1, :, key].tolist()
     assert max(abs(a - b) for a, b in zip(shown, expected, strict=True)) <= ROUNDING
 
-    check_readable_and_within_the_column(page)
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    page.locator("[data-attention-view]").screenshot(
-        path=SCREENSHOTS / f"attention-view-real-heads-{'dark' if dark else 'light'}.png")
-    assert not problems, "\n".join(problems)
-    assert not offline.left_the_site, offline.left_the_site
+    finish(page, problems, offline, "real-heads", dark)
 
 
 PRINTED_ROW = re.compile(r"the model: tensor\(\[([^\]]+)\]\)")
@@ -212,7 +223,7 @@ PRINTED_ROW = re.compile(r"the model: tensor\(\[([^\]]+)\]\)")
 @pytest.mark.parametrize("dark", [False, True], ids=["light", "dark"])
 def test_encoder_decoder_view_shows_the_alignments_the_page_computed(site, offline, dark):
     page, problems, spec = open_view(offline, site, ENCODER_DECODER, dark)
-    names = [p for p in spec["params"] if p["name"] == "example"][0]["bind"]["labels"]
+    names = example_names(spec)
     maps = spec["datasets"]["maps"]
     assert len(names) == len(maps) >= 3
     # The page prints the first row for 324, recomputed by hand from the trained model.
@@ -242,12 +253,7 @@ def test_encoder_decoder_view_shows_the_alignments_the_page_computed(site, offli
         shown = shown_weights(page, "received", "query")
         assert shown == pytest.approx(weights[0::n_keys], abs=1e-9), name
 
-    check_readable_and_within_the_column(page)
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    page.locator("[data-attention-view]").screenshot(
-        path=SCREENSHOTS / f"attention-view-encoder-decoder-{'dark' if dark else 'light'}.png")
-    assert not problems, "\n".join(problems)
-    assert not offline.left_the_site, offline.left_the_site
+    finish(page, problems, offline, "encoder-decoder", dark)
 
 
 PRINTED_HEAD_ROW = re.compile(r"324, layer 2, head 4, output '2':\s+((?:[^\s\d]+ [\d.]+\s?)+)")
@@ -256,7 +262,7 @@ PRINTED_HEAD_ROW = re.compile(r"324, layer 2, head 4, output '2':\s+((?:[^\s\d]+
 @pytest.mark.parametrize("dark", [False, True], ids=["light", "dark"])
 def test_transformer_view_shows_the_cross_attention_the_page_computed(site, offline, dark):
     page, problems, spec = open_view(offline, site, TRANSFORMER, dark)
-    names = [p for p in spec["params"] if p["name"] == "example"][0]["bind"]["labels"]
+    names = example_names(spec)
     assert names[0] == "324" and len(names) >= 4
     printed = PRINTED_HEAD_ROW.search(visible_text(page.content())).group(1).split()
     words, expected = printed[0::2], [float(w) for w in printed[1::2]]
@@ -288,12 +294,7 @@ def test_transformer_view_shows_the_cross_attention_the_page_computed(site, offl
                 received = shown_weights(page, "received", "query")
                 assert received == pytest.approx(weights[0::n_keys], abs=1e-9), name
 
-    check_readable_and_within_the_column(page)
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    page.locator("[data-attention-view]").screenshot(
-        path=SCREENSHOTS / f"attention-view-transformer-{'dark' if dark else 'light'}.png")
-    assert not problems, "\n".join(problems)
-    assert not offline.left_the_site, offline.left_the_site
+    finish(page, problems, offline, "transformer", dark)
 
 
 @pytest.mark.parametrize("page_name", VIEW_PAGES)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import itertools
-from pathlib import Path
 
 import pytest
 import torch
@@ -176,6 +175,6 @@ def test_both_translators_decode_the_same_through_step_as_through_generate():
 
 def test_the_chapter_imports_the_exercises_module_rather_than_copying_it():
     page = (REPO / "book" / "encoder" / "transformer.md").read_text()
-    source = Path(REPO / "attention_course" / "transformer.py").read_text()
+    source = (REPO / "attention_course" / "transformer.py").read_text()
     assert "from attention_course.multihead import" in source
     assert "class MultiHeadAttention" not in page and "def scaled_dot_product" not in page
