@@ -7,10 +7,11 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 JOBS   ?= 2
 
-.PHONY: help setup sandbox-tools browser-tools postgres-tools book release validate formgrader lint test test-full test-browser bench clean
+.PHONY: help setup sandbox-tools browser-tools postgres-tools book translations release validate formgrader lint test test-full test-browser bench clean
 
 help:
-	@echo "make book      build the website into _build/html (executes the notebooks, cached)"
+	@echo "make book      build the website into _build/html, in English and in Chinese (_build/html/zh)"
+	@echo "make translations  after changing an English page: merge its messages into locales/ (sphinx-intl)"
 	@echo "make test      lint (ruff, import layers), then the whole test suite (grader, book)"
 	@echo "make test-full every mutant, variant and independent implementation through the pipeline"
 	@echo "make test-browser  the website in Chromium and the exercises in JupyterLab only"
@@ -58,10 +59,19 @@ postgres-tools:
 
 # The notebooks execute first, $(JOBS) at a time, into the cache the build reads
 # (book/_ext/execute_notebooks.py); jupyter-book alone would run them one by one.
+# The Chinese site is built from the same pages and the same cached outputs, translated by
+# the catalogues in locales/ (book/_ext/build_translation.py); a missing translation fails it.
 book: $(STAMP)
 	$(BIN)/python book/_ext/execute_notebooks.py --jobs $(JOBS)
 	$(BIN)/jupyter-book build . --builder html
-	@echo "The website is in _build/html/index.html"
+	$(BIN)/python book/_ext/build_translation.py build --language zh_CN
+	@echo "The website is in _build/html/index.html (中文版: _build/html/zh/index.html)"
+
+# After an English page changed: its new or changed messages into locales/zh_CN (new ones
+# untranslated, changed ones fuzzy), for a translator to complete before `make book`.
+translations: $(STAMP)
+	$(BIN)/python book/_ext/execute_notebooks.py --jobs $(JOBS)
+	$(BIN)/python book/_ext/build_translation.py update --language zh_CN
 
 release: $(STAMP)
 	$(BIN)/python -m autograder release

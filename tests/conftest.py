@@ -154,6 +154,20 @@ def site() -> Path:
     assert not executed_by_the_build, (
         "jupyter-book executed notebooks that execute_notebooks.py had cached "
         "(the cache did not recognise them):\n" + "\n".join(executed_by_the_build))
+    # The Chinese site, from the same pages and the same cached outputs (make book's last step).
+    translated = subprocess.run([sys.executable, str(REPO / "book/_ext/build_translation.py"),
+                                 "build", "--language", "zh_CN",
+                                 "--output-root", str(BOOK_OUTPUT)],
+                                capture_output=True, text=True, timeout=1800, check=False)
+    assert translated.returncode == 0, translated.stdout[-3000:] + translated.stderr[-3000:]
+    warnings = [line for line in (translated.stdout + translated.stderr).splitlines()
+                if "WARNING" in line and not any(ok in line for ok in EXPLAINED_WARNINGS)]
+    assert not warnings, "\n".join(warnings)
+    executed_by_the_build = [line for line in translated.stdout.splitlines()
+                             if "Executed notebook in" in line]
+    assert not executed_by_the_build, (
+        "the Chinese build executed notebooks (it must read the English build's cache):\n"
+        + "\n".join(executed_by_the_build))
     return BOOK_OUTPUT / "_build" / "html"
 
 

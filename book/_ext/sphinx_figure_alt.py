@@ -4,7 +4,8 @@ MyST-NB gives an output image the alt text set in its cell's metadata
 (``mystnb: image: alt: ...``, the place for a real description of the plot). Without it,
 the HTML would carry the image's file path as its alt text, which tells a screen reader
 nothing. This extension gives such images a text that at least says what they are and
-where: the plot drawn by the code cell above, in which section.
+where: the plot drawn by the code cell above, in which section -- in the page's language
+(the section's title comes translated in a translated build).
 """
 
 from __future__ import annotations
@@ -19,13 +20,22 @@ def is_cell_output(node: nodes.Node) -> bool:
     return isinstance(node, nodes.container) and "cell_output" in node.get("classes", [])
 
 
+DESCRIPTIONS = {
+    # language: (without a section, with the section's title)
+    "en": ("Plot drawn by the code cell above",
+           "Plot drawn by the code cell above (section “{title}”)"),
+    "zh_CN": ("上方代码单元格画出的图", "上方代码单元格画出的图（“{title}”一节）"),
+}
+
+
 def describe_output_figures(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    plain, in_section = DESCRIPTIONS.get(app.config.language or "en", DESCRIPTIONS["en"])
     for image in doctree.findall(nodes.image):
         if image.get("alt") or not any(is_cell_output(a) for a in _ancestors(image)):
             continue
         section = next((a for a in _ancestors(image) if isinstance(a, nodes.section)), None)
-        where = f" (section “{plain_text(section[0])}”)" if section is not None else ""
-        image["alt"] = f"Plot drawn by the code cell above{where}"
+        image["alt"] = (in_section.format(title=plain_text(section[0])) if section is not None
+                        else plain)
 
 
 def plain_text(node: nodes.Node) -> str:

@@ -33,6 +33,11 @@ VIEWPORT = {"width": 1280, "height": 800}
 
 PAGES = toc_pages()
 EXERCISES = [page for page in PAGES if page.startswith("exercises/")]
+# The Chinese site (book/_ext/build_translation.py): every page again, under zh/.
+CHINESE = "zh/"
+PAGES_IN_BOTH_LANGUAGES = PAGES + [CHINESE + page for page in PAGES]
+CJK = re.compile(r"[\u4e00-\u9fff]")
+CJK_FONTS = ("WenQuanYi", "Noto Sans CJK", "Noto Serif CJK", "Source Han", "Droid Sans Fallback")
 
 
 class QuietHandler(SimpleHTTPRequestHandler):
@@ -128,11 +133,15 @@ FIGURES = """() => [...document.querySelectorAll('main img')].map(img => ({
   loaded: img.complete && img.naturalWidth > 0}))"""
 
 
-@pytest.mark.parametrize("page_name", PAGES)
+@pytest.mark.parametrize("page_name", PAGES_IN_BOTH_LANGUAGES)
 def test_page_loads_cleanly_with_typeset_math_and_described_figures(served, context,
                                                                      page_name):
     page, problems = open_page(context, served + page_name + ".html")
     assert page.locator("main h1").count() >= 1, "the page has a title"
+    if page_name.startswith(CHINESE):
+        assert page.evaluate("document.documentElement.lang") == "zh-CN"
+        assert CJK.search(page.locator("main h1").first.inner_text()), "the title is Chinese"
+        assert_drawn_in_a_cjk_font(context, page)
     assert not problems, "\n".join(problems)
     untypeset = page.evaluate(UNTYPESET)
     assert not untypeset, "\n".join(untypeset)
@@ -141,6 +150,72 @@ def test_page_loads_cleanly_with_typeset_math_and_described_figures(served, cont
         assert figure["alt"], f"{figure['src']} has no alt text"
         assert not re.search(r"\.(png|svg|jpe?g|gif)$", figure["alt"]), \
             f"{figure['src']}: its alt text is a file name"
+
+
+# The visible element of the page's main text with the most Chinese characters of its own
+# (not its children's), marked so that the DevTools protocol can find it.
+MARK_CHINESE_TEXT = r"""() => {
+  let best = null, most = 0;
+  for (const el of document.querySelectorAll('main *')) {
+    if (!el.checkVisibility()) continue;   // e.g. inside a folded solution
+    const own = [...el.childNodes].filter(n => n.nodeType === 3).map(n => n.textContent).join('');
+    const count = (own.match(/[\u4e00-\u9fff]/g) || []).length;
+    if (count > most) { best = el; most = count; }
+  }
+  if (best) best.setAttribute('data-chinese-text', '');
+  return most;
+}"""
+
+
+def assert_drawn_in_a_cjk_font(context, page) -> None:
+    """The page's Chinese characters are drawn with a font that has them (Chromium's own
+    account of the fonts it used, from the DevTools protocol), not as empty boxes."""
+    characters = page.evaluate(MARK_CHINESE_TEXT)
+    assert characters > 0, "no Chinese text in the page"
+    devtools = context.new_cdp_session(page)
+    devtools.send("DOM.enable")
+    devtools.send("CSS.enable")
+    root = devtools.send("DOM.getDocument")["root"]["nodeId"]
+    node = devtools.send("DOM.querySelector", {"nodeId": root,
+                                               "selector": "[data-chinese-text]"})["nodeId"]
+    fonts = devtools.send("CSS.getPlatformFontsForNode", {"nodeId": node})["fonts"]
+    drawn = sum(font["glyphCount"] for font in fonts
+                if font["familyName"].startswith(CJK_FONTS))
+    assert drawn >= characters, f"{characters} Chinese characters, fonts used: {fonts}"
+    devtools.detach()
+
+
+@pytest.mark.parametrize("page_name", ["book/intro", "book/encoder/multi-head",
+                                       "exercises/attention-scoring/attention-scoring"])
+def test_the_language_switch_leads_to_the_same_page_and_back(served, context, page_name):
+    english, problems = open_page(context, served + page_name + ".html")
+    english_title = english.locator("main h1").first.inner_text()
+    english.locator("a.course-language-switch").click()
+    english.wait_for_load_state("load")
+    assert english.url == served + CHINESE + page_name + ".html"
+    chinese_title = english.locator("main h1").first.inner_text()
+    assert CJK.search(chinese_title) and chinese_title != english_title
+    assert english.locator("a.course-language-switch").inner_text().strip() == "English"
+    english.locator("a.course-language-switch").click()
+    english.wait_for_load_state("load")
+    assert english.url == served + page_name + ".html"
+    assert english.locator("main h1").first.inner_text() == english_title
+    assert not problems, "\n".join(problems)
+
+
+def test_every_page_links_to_itself_in_the_other_language(site):
+    for page_name in PAGES:
+        for here, there in ((page_name, CHINESE + page_name), (CHINESE + page_name, page_name)):
+            html = (site / f"{here}.html").read_text()
+            switch = re.search(r'<a href="([^"]+)" hreflang="([^"]+)"[^>]*course-language-switch',
+                               html)
+            assert switch, here
+            assert (site / here).parent.joinpath(switch.group(1)).resolve() == \
+                (site / f"{there}.html").resolve(), here
+            assert switch.group(2) == ("zh-CN" if there.startswith(CHINESE) else "en"), here
+            assert f'<html lang="{"zh-CN" if here.startswith(CHINESE) else "en"}"' in html, here
+            alternates = re.findall(r'<link rel="alternate" hreflang="([^"]+)"', html)
+            assert sorted(alternates) == ["en", "zh-CN"], here
 
 
 def test_formulas_are_rendered_by_the_local_mathjax(served, context):
@@ -226,7 +301,7 @@ def test_exercise_page_downloads_and_launches_the_student_release(served, contex
     released = sorted(p.relative_to(REPO / "exercises").as_posix()
                       for p in (REPO / "exercises" / assignment).rglob("*")
                       if p.is_file() and ".ipynb_checkpoints" not in p.parts
-                      and "__pycache__" not in p.parts)
+                      and "__pycache__" not in p.parts and not p.name.endswith(".zh_CN.ipynb"))
     assert sorted(archive.namelist()) == released
     for name in archive.namelist():
         content = archive.read(name).decode(errors="replace")
@@ -379,7 +454,7 @@ def test_internal_links_and_anchors_resolve(site):
 
     broken = []
     for page in sorted(site.rglob("*.html")):
-        if page.relative_to(site).parts[0] == "_static":   # the themes' template fragments
+        if "_static" in page.relative_to(site).parts[:2]:   # the themes' template fragments
             continue
         for link in parse(page).links:
             parts = urlsplit(link)

@@ -1,0 +1,226 @@
+"""Sphinx extension: one site in two languages, from the same sources.
+
+The English site is built at the root of ``_build/html``; the Chinese one, from the same
+pages and the same executed outputs, with Sphinx's gettext catalogues in ``locales/``
+(``language = "zh_CN"``), under ``_build/html/zh/`` (``book/_ext/build_translation.py``).
+This extension gives both what they need:
+
+* **A language switch on every page** (in the article header, before the download
+  buttons): a plain link to the same page in the other language, and a
+  ``<link rel="alternate" hreflang>`` in the page's head, so that search engines and
+  readers find it too. The sites are laid out by ``course_languages`` (below): a page
+  ``book/x`` is ``book/x.html`` in English and ``zh/book/x.html`` in Chinese.
+* **Outputs are shared, their alt text is not.** What a notebook printed or displayed is
+  computed once and shown as it is in every language (the numbers and the code's words
+  are the same); the front matter is not shown at all. Neither is offered for translation.
+  The alt text of an output's figure, written in the cell's metadata, is.
+* **No page published half translated.** In a translated build, every paragraph, heading
+  and caption that Sphinx looks up in a page's catalogue must be found there (a new or
+  changed English sentence, or a catalogue entry still marked fuzzy, is missing): the
+  build stops at its end with the list of missing messages, page by page, and the line of
+  each.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from docutils import nodes
+from sphinx import addnodes
+from sphinx.application import Sphinx
+from sphinx.config import Config
+from sphinx.errors import ExtensionError
+from sphinx.locale import init as init_locale
+from sphinx.transforms import SphinxTransform
+from sphinx.util.i18n import docname_to_domain
+from sphinx.util.nodes import NodeMatcher
+
+TEMPLATES = Path(__file__).parent / "templates"
+
+COURSE_LANGUAGES = [
+    # (Sphinx language, the language's own name, the site's folder from the English root)
+    ("en", "English", ""),
+    ("zh_CN", "中文", "zh"),
+]
+"""The languages of the site: the first is the one at the root."""
+
+SWITCH_TITLES = {"en": "Read this page in English", "zh_CN": "阅读本页的中文版"}
+
+
+def language_of(config: Config) -> str:
+    """The build's language as named in ``course_languages`` (English if none is set)."""
+    return config.language or "en"
+
+
+def hreflang(language: str) -> str:
+    """``zh_CN`` -> ``zh-CN`` (the form HTML's ``lang`` and ``hreflang`` take)."""
+    return language.replace("_", "-")
+
+
+def page_url(pagename: str, from_language: str, to_language: str, languages) -> str:
+    """The relative URL of ``pagename`` in ``to_language`` from the same page in
+    ``from_language``: up to the page's own site root, up to the English root if that
+    site is in a folder, then down into the other site's folder."""
+    folders = {code: folder for code, _, folder in languages}
+    up = "../" * pagename.count("/")
+    if folders[from_language]:
+        up += "../" * (folders[from_language].count("/") + 1)
+    down = f"{folders[to_language]}/" if folders[to_language] else ""
+    return f"{up}{down}{pagename}.html"
+
+
+def add_switch_template(app: Sphinx, config: Config) -> None:
+    """Put the switch in the article header, before sphinx-book-theme's buttons."""
+    config.templates_path = [*config.templates_path, str(TEMPLATES)]
+    options = dict(config.html_theme_options or {})
+    header_end = options.get("article_header_end", ["article-header-buttons.html"])
+    if isinstance(header_end, str):
+        header_end = [item.strip() for item in header_end.split(",") if item.strip()]
+    if "language-switch.html" not in header_end:
+        options["article_header_end"] = ["language-switch.html", *header_end]
+    config.html_theme_options = options
+
+
+def switch_context(app: Sphinx, pagename: str, templatename: str, context: dict,
+                   doctree) -> None:
+    languages = app.config.course_languages
+    here = language_of(app.config)
+    others = [(code, name) for code, name, _ in languages if code != here]
+    context["course_language_switch"] = [
+        {"url": page_url(pagename, here, code, languages), "name": name,
+         "hreflang": hreflang(code), "title": SWITCH_TITLES.get(code, name)}
+        for code, name in others]
+    alternates = "".join(
+        f'<link rel="alternate" hreflang="{hreflang(code)}" '
+        f'href="{page_url(pagename, here, code, languages)}" />\n'
+        for code, _, _ in languages)
+    context["metatags"] = context.get("metatags", "") + alternates
+
+
+def is_cell_output(node: nodes.Node) -> bool:
+    return isinstance(node, nodes.container) and "cell_output" in node.get("classes", [])
+
+
+class KeepOutputsShared(SphinxTransform):
+    """Take outputs' text and the front matter out of translation (figures' alt text stays).
+
+    Runs before Sphinx's ``Locale`` transform (priority 20) and the gettext builder's
+    extraction, so neither catalogues nor translated pages see these nodes.
+    """
+
+    default_priority = 15
+
+    def apply(self, **kwargs) -> None:
+        untranslated = [node for output in self.document.findall(is_cell_output)
+                        for node in output.findall(nodes.TextElement)]
+        untranslated += [field_list for field_list in self.document.children
+                         if isinstance(field_list, nodes.field_list)]
+        for node in untranslated:
+            for element in node.findall(nodes.TextElement):
+                element["translatable"] = False
+
+
+class FinishTranslation(SphinxTransform):
+    """Translate the parts' captions; record every message the catalogue does not translate.
+
+    Runs after Sphinx's ``Locale`` transform (priority 20), which marks each translatable
+    node ``translated = False`` when the catalogue has no translation for it (fuzzy
+    entries are left out of the compiled catalogue, so they count as missing), and after
+    sphinx-external-toc puts ``_toc.yml``'s toctrees into the root page (priority 100), too
+    late for ``Locale``: their captions (the parts' names) are translated here, from the
+    root page's catalogue, where Sphinx's gettext builder puts them.
+    """
+
+    default_priority = 110
+
+    def apply(self, **kwargs) -> None:
+        if language_of(self.config) == "en" or self.app.builder.name == "gettext":
+            return
+        docname = self.env.docname
+        missing = self.env.course_untranslated  # type: ignore[attr-defined]
+        domain = docname_to_domain(docname, self.config.gettext_compact)
+        dirs = [str(Path(self.env.srcdir) / d) for d in self.config.locale_dirs]
+        catalogue, has_catalogue = init_locale(dirs, self.config.language, domain)
+        if not has_catalogue:
+            missing[docname] = [(0, f"no catalogue {domain}.po for this page")]
+            return
+        messages = getattr(catalogue, "_catalog", {})
+        translations = set(messages.values())
+        found = []
+        for toctree in self.document.findall(addnodes.toctree):
+            caption = toctree.get("caption")
+            if caption and messages.get(caption):
+                toctree["caption"] = messages[caption]
+            elif caption and caption not in translations:
+                found.append((toctree.line or 0, f"(part) {caption}"))
+        found += [(node.line or 0, message_of(node))
+                 for node in NodeMatcher(nodes.Element, translated=False)
+                 .findall(self.document)
+                 if not in_translated_text(node)
+                 # Sphinx marks an image untranslated even when it translated its alt text.
+                 and not (isinstance(node, nodes.image) and node.get("alt") in translations)]
+        if found:
+            missing[docname] = found
+        else:
+            missing.pop(docname, None)
+
+
+def message_of(node: nodes.Element) -> str:
+    if isinstance(node, nodes.image):
+        return f"(alt text) {node.get('alt', '')}"
+    return node.rawsource.replace("\n", " ").strip() or node.astext()
+
+
+def in_translated_text(node: nodes.Element) -> bool:
+    """An image inside a translated paragraph: its alt text came with the translation."""
+    return any(parent.get("translated") for parent in _ancestors(node))
+
+
+def _ancestors(node: nodes.Node):
+    while node.parent is not None:
+        node = node.parent
+        yield node
+
+
+def init_missing(app: Sphinx, env, docnames) -> None:
+    if not hasattr(env, "course_untranslated"):
+        env.course_untranslated = {}
+    for docname in docnames:
+        env.course_untranslated.pop(docname, None)
+
+
+def forget_page(app: Sphinx, env, docname: str) -> None:
+    getattr(env, "course_untranslated", {}).pop(docname, None)
+
+
+def merge_missing(app: Sphinx, env, docnames, other) -> None:
+    env.course_untranslated.update(getattr(other, "course_untranslated", {}))
+
+
+def stop_if_untranslated(app: Sphinx, env) -> None:
+    """Fail the build, naming every message without its translation."""
+    missing = {docname: found for docname, found in
+               getattr(env, "course_untranslated", {}).items() if docname in env.found_docs}
+    if not missing:
+        return
+    lines = []
+    for docname in sorted(missing):
+        for line, message in missing[docname]:
+            shown = message if len(message) <= 100 else message[:97] + "..."
+            lines.append(f"  {env.doc2path(docname, False)}:{line}: {shown}")
+    raise ExtensionError(
+        f"{len(lines)} message(s) have no {env.config.language} translation (add them to "
+        "the catalogues in locales/: see README, 'Translating'):\n" + "\n".join(lines))
+
+
+def setup(app: Sphinx) -> dict:
+    app.add_config_value("course_languages", COURSE_LANGUAGES, "html")
+    app.connect("config-inited", add_switch_template)
+    app.connect("html-page-context", switch_context)
+    app.add_transform(KeepOutputsShared)
+    app.add_transform(FinishTranslation)
+    app.connect("env-before-read-docs", init_missing)
+    app.connect("env-purge-doc", forget_page)
+    app.connect("env-merge-info", merge_missing)
+    app.connect("env-check-consistency", stop_if_untranslated)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
