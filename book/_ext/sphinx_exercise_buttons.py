@@ -4,11 +4,19 @@
 it (``seq2seq-attention`` imports its ``seq2seq_data.py``), written next to the page as
 ``exercises/<assignment>/<assignment>.zip``. The ``.ipynb`` alone stays downloadable too.
 (Launch buttons are sphinx-book-theme's, where the course has set a service to launch on:
-see :mod:`attention_course.sphinx_launch_buttons`.)
+see ``book/_ext/sphinx_launch_buttons.py``.)
+
+**In a translated site** the downloads are the exercise in that language: the release
+holds ``<a>.<language>.ipynb`` beside ``<a>.ipynb`` (the same notebook, its markdown
+translated: ``python -m autograder release``), and the translated site offers it under the
+English notebook's name, ``<a>.ipynb`` (what the grader expects), in the ``.zip`` and as
+the page's ``.ipynb`` download. The English site's ``.zip`` leaves the translations out.
 """
 
 from __future__ import annotations
 
+import re
+import shutil
 import zipfile
 from pathlib import Path
 
@@ -16,6 +24,8 @@ from sphinx.application import Sphinx
 
 EXERCISES = "exercises/"
 SKIPPED = {".ipynb_checkpoints", "__pycache__"}
+TRANSLATED_NOTEBOOK = re.compile(r"\.[a-z]{2}(_[A-Z]{2})?\.ipynb$")
+"""``attention-pooling.zh_CN.ipynb``: a translation of the exercise's notebook."""
 
 
 def exercise_folder(pagename: str) -> str | None:
@@ -45,9 +55,37 @@ def header_buttons(app: Sphinx, pagename: str, templatename: str, context: dict,
             })
 
 
+def released_files(source: Path, language: str | None) -> dict[str, Path]:
+    """The files of an exercise's folder as a student of ``language`` downloads them:
+    name in the folder -> file of the release."""
+    name = source.name
+    files = {}
+    for path in sorted(source.rglob("*")):
+        relative = path.relative_to(source)
+        if not path.is_file() or SKIPPED & set(relative.parts):
+            continue
+        if TRANSLATED_NOTEBOOK.search(path.name) or relative.as_posix() == f"{name}.ipynb":
+            continue
+        files[relative.as_posix()] = path
+    files[f"{name}.ipynb"] = notebook_for(source, language)
+    return dict(sorted(files.items()))
+
+
+def notebook_for(source: Path, language: str | None) -> Path:
+    """The exercise's notebook in ``language`` (English for None or "en")."""
+    if not language or language == "en":
+        return source / f"{source.name}.ipynb"
+    translated = source / f"{source.name}.{language}.ipynb"
+    if not translated.is_file():
+        raise FileNotFoundError(f"{translated} is missing: `python -m autograder release` "
+                                "writes every exercise's translated notebooks")
+    return translated
+
+
 def write_folders(app: Sphinx, exception: Exception | None) -> None:
     if exception is not None or app.builder.format != "html":
         return
+    language = app.config.language
     for pagename in sorted(app.env.found_docs):
         folder = exercise_folder(pagename)
         if folder is None:
@@ -56,10 +94,11 @@ def write_folders(app: Sphinx, exception: Exception | None) -> None:
         name = source.name
         with zipfile.ZipFile(Path(app.outdir) / f"{pagename}.zip", "w",
                              zipfile.ZIP_DEFLATED) as archive:
-            for path in sorted(source.rglob("*")):
-                relative = path.relative_to(source)
-                if path.is_file() and not SKIPPED & set(relative.parts):
-                    archive.write(path, f"{name}/{relative.as_posix()}")
+            for relative, path in released_files(source, language).items():
+                archive.write(path, f"{name}/{relative}")
+        # The page's own ".ipynb" download (sphinx-book-theme's) is its source, copied here.
+        shutil.copyfile(notebook_for(source, language),
+                        Path(app.outdir) / "_sources" / f"{pagename}.ipynb")
 
 
 def setup(app: Sphinx) -> dict:

@@ -314,6 +314,30 @@ def test_exercise_page_downloads_and_launches_the_student_release(served, contex
     assert not problems, "\n".join(problems)
 
 
+@pytest.mark.parametrize("page_name", EXERCISES)
+def test_chinese_exercise_page_downloads_the_chinese_notebook(served, context, page_name):
+    """The Chinese page offers the Chinese notebook, under the name the grader expects."""
+    assignment = page_name.split("/")[1]
+    release = REPO / "exercises" / assignment
+    english = json.loads((release / f"{assignment}.ipynb").read_text())
+    chinese = json.loads((release / f"{assignment}.zh_CN.ipynb").read_text())
+    page, problems = open_page(context, served + CHINESE + page_name + ".html")
+    hrefs = page.locator(".article-header-buttons a").evaluate_all(
+        "links => links.map(a => a.href)")
+    notebook = [h for h in hrefs if h.endswith(f"_sources/{page_name}.ipynb")]
+    assert notebook, hrefs
+    assert json.loads(page.request.get(notebook[0]).text()) == chinese
+    folder = [h for h in hrefs if h.endswith(f"{page_name}.zip")]
+    assert folder, hrefs
+    archive = zipfile.ZipFile(io.BytesIO(page.request.get(folder[0]).body()))
+    assert json.loads(archive.read(f"{assignment}/{assignment}.ipynb")) == chinese
+    assert chinese != english
+    others = sorted(p.relative_to(release.parent).as_posix() for p in release.iterdir()
+                    if p.is_file() and p.suffix != ".ipynb")
+    assert sorted(archive.namelist()) == sorted([f"{assignment}/{assignment}.ipynb", *others])
+    assert not problems, "\n".join(problems)
+
+
 def test_no_launch_button_or_word_about_one_while_no_service_is_set(site):
     """_config.yml names no repository, Binder or JupyterHub here: nothing offers one."""
     for page_name in PAGES:

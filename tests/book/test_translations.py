@@ -6,6 +6,7 @@ checks each entry. The checker itself is proven on a catalogue with the faults i
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
@@ -103,3 +104,52 @@ def test_a_missing_translation_stops_the_build_and_is_named(tmp_path, how):
     assert "2 message(s) have no zh_CN translation" in result.stderr, result.stderr
     assert "index.rst:6: The weights sum to one." in result.stderr, result.stderr
     assert "other.rst:6: The weights sum to one." in result.stderr, result.stderr
+
+
+# The exercises' diagrams (SVG files released beside the notebooks) have a Chinese twin,
+# <name>.zh_CN.svg, which Sphinx shows on the Chinese pages (figure_language_filename) and the
+# Chinese notebooks link: the same drawing, its words in Chinese.
+DIAGRAMS = sorted(p for p in (REPO / "solutions").glob("*/*.svg") if ".zh_CN." not in p.name)
+# Words that are the diagram's data or code, the same in both languages.
+NOT_PROSE = {"drei", "hundert", "vier", "und", "zwanzig", "out", "softmax", "tanh", "argmax",
+             "view", "transpose", "reshape"}
+
+
+def svg_texts(path):
+    import xml.etree.ElementTree as ET
+
+    tree = ET.parse(path)
+    shapes, texts = [], []
+    for element in tree.iter():
+        attributes = {k: v for k, v in element.attrib.items() if k != "font-family"}
+        shapes.append((element.tag, attributes))
+        if element.tag.endswith(("}text", "}tspan", "}title")) and (element.text or "").strip():
+            texts.append(element.text.strip())
+    return shapes, texts
+
+
+def is_prose(text: str) -> bool:
+    words = re.findall(r"(?<![\w.])[A-Za-z]{3,}(?![\w(])", text)
+    return any(word.lower() not in NOT_PROSE and word not in {"GRU"} for word in words)
+
+
+@pytest.mark.parametrize("diagram", DIAGRAMS, ids=[p.name for p in DIAGRAMS])
+def test_every_diagram_has_a_chinese_twin_with_the_same_drawing(diagram):
+    twin = diagram.with_name(diagram.stem + ".zh_CN.svg")
+    assert twin.exists(), f"{twin.name} is missing"
+    english_shapes, english_texts = svg_texts(diagram)
+    chinese_shapes, chinese_texts = svg_texts(twin)
+    assert chinese_shapes == english_shapes, "the drawings differ (not only their words)"
+    assert len(chinese_texts) == len(english_texts)
+    prose = [(en, zh) for en, zh in zip(english_texts, chinese_texts) if is_prose(en)]
+    assert prose, "the checker found no words to translate"
+    untranslated = [en for en, zh in prose if not re.search(r"[\u4e00-\u9fff]", zh)]
+    assert not untranslated, untranslated
+    same = [en for en, zh in zip(english_texts, chinese_texts) if not is_prose(en) and en != zh]
+    assert not same, f"code or data changed: {same}"
+
+
+def test_the_diagram_check_sees_an_untranslated_word():
+    assert is_prose("2 · split into heads") and is_prose("query = previous state")
+    assert not is_prose(".view(B, L, H, d_h)") and not is_prose("drei")
+    assert not is_prose("a_ij = softmaxⱼ(vᵀ tanh(W_q s_(i−1) + W_k h_j))")
