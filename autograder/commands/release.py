@@ -170,7 +170,7 @@ def translation_differences(english: nbformat.NotebookNode,
     if len(mine.cells) != len(theirs.cells):
         return [f"{len(theirs.cells)} cells, not {len(mine.cells)}"]
     found = [f"cell {a.get('id', i)} differs" for i, (a, b)
-             in enumerate(zip(mine.cells, theirs.cells)) if a != b]
+             in enumerate(zip(mine.cells, theirs.cells, strict=True)) if a != b]
     if mine.metadata != theirs.metadata:
         found.append("the notebook's metadata differs")
     return found
