@@ -22,8 +22,14 @@ from .course.runtime import put_interpreter_on_path
 
 def _release(course: Course, args: argparse.Namespace) -> int:
     from .commands.release import release
+    from .commands.translation import MissingTranslation
 
-    for name in release(course, args.assignments or None):
+    try:
+        names = release(course, args.assignments or None)
+    except MissingTranslation as error:
+        print(f"release: {error}", file=sys.stderr)
+        return 2
+    for name in names:
         print(f"released {name} -> {course.release / name} (checked: no solution, no hidden test)")
     return 0
 

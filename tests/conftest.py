@@ -52,11 +52,15 @@ ASSIGNMENT = "attention-scoring"
 
 
 def make_course(root: Path, assignments: list[str] = (ASSIGNMENT,)) -> Course:
-    """A scratch course with the given assignments' sources, released."""
+    """A scratch course with the given assignments' sources and their notebooks' catalogues
+    (locales/<lang>/LC_MESSAGES/exercises/<assignment>/), released: English and translated."""
     course = Course.at(root)
     for assignment in assignments:
         shutil.copytree(REPO / "solutions" / assignment, course.source / assignment,
                         ignore=shutil.ignore_patterns("*.ipynb", ".ipynb_checkpoints"))
+        for catalogues in sorted(REPO.glob(f"locales/*/LC_MESSAGES/exercises/{assignment}")):
+            shutil.copytree(catalogues, course.root / catalogues.relative_to(REPO),
+                            ignore=shutil.ignore_patterns("*.mo"))
     release(course, list(assignments))
     return course
 

@@ -10,6 +10,12 @@ Three layouts are recognised, as learning-management systems (LMS) download them
   (``doejane_LATE_12345_67890_attention-scoring-1.ipynb``): the student id is the text before
   the first underscore; a resubmission's ``-1``, ``-2`` … suffix is dropped and the highest
   one wins.
+
+A notebook may be handed in under its English name or under the name of a translation the
+release holds (``<notebook>.zh_CN.ipynb``): it is copied under the name it was handed in
+with, and grading decides which file is graded (see
+:func:`autograder.submission.staging.choose_notebooks`). A collected notebook replaces
+the copies of the same notebook, in any language, that an earlier collection left.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..course import Course
+from ..course.languages import TRANSLATIONS, split_name, translated_name
 
 _MOODLE_FOLDER = re.compile(r"^(?P<name>.+?)_\d+_assignsubmission_\w*$")
 _RESUBMISSION = re.compile(r"^(?P<stem>.+?)-(?P<n>\d+)$")
@@ -132,6 +139,16 @@ def _plan(root: Path, notebooks: dict[str, str]
     return plan, skipped
 
 
+def _forget_other_languages(target: Path, collected: set[str]) -> None:
+    """Remove the earlier copies of ``target``'s notebook, in another language, that this
+    collection does not bring (a student who handed in the English notebook, then the
+    Chinese one, is graded on the Chinese one)."""
+    notebook = split_name(target.stem)[0]
+    for name in [notebook, *(translated_name(notebook, lang) for lang in TRANSLATIONS)]:
+        if name not in collected:
+            (target.parent / f"{name}.ipynb").unlink(missing_ok=True)
+
+
 def collect(course: Course, path: str | Path, assignment: str | None = None
             ) -> tuple[list[Collected], list[str]]:
     """Copy the submissions found at ``path`` (folder or .zip) into ``submitted/``.
@@ -142,7 +159,8 @@ def collect(course: Course, path: str | Path, assignment: str | None = None
     if not path.exists():
         raise CollectError(f"{path} does not exist")
     assignments = [assignment] if assignment else course.assignments()
-    notebooks = {nb: a for a in assignments for nb in course.notebook_names(a)}
+    notebooks = {name: a for a in assignments for nb in course.notebook_names(a)
+                 for name in [nb, *(translated_name(nb, lang) for lang in TRANSLATIONS)]}
     if not notebooks:
         wanted = ", ".join(assignments) or "any assignment"
         raise CollectError(f"no released notebooks for {wanted}: run `release` first")
@@ -153,9 +171,12 @@ def collect(course: Course, path: str | Path, assignment: str | None = None
             _extract(path, root)
         plan, skipped = _plan(root, notebooks)
         collected = []
+        copied = {(student, assignment_id, notebook) for student, assignment_id, notebook in plan}
         for (student, assignment_id, notebook), (source, _) in sorted(plan.items()):
             target = course.submitted / student / assignment_id / f"{notebook}.ipynb"
             target.parent.mkdir(parents=True, exist_ok=True)
+            _forget_other_languages(target, {n for s, a, n in copied
+                                             if (s, a) == (student, assignment_id)})
             shutil.copyfile(source, target)
             collected.append(Collected(student, assignment_id, str(source.relative_to(root))))
         return collected, [str(p.relative_to(root)) for p in skipped]

@@ -4,31 +4,44 @@
 :class:`~autograder.submission.hide.HideHiddenTests` — and an ``index.html`` summary: the
 score, why anything could not be graded, what to check first (the hint of the catalogued
 mistake that best explains the failures, see :mod:`autograder.proving.diagnosis`), and for each
-test whether it passed, failed, timed out or could not run, with the reason.
+test whether it passed, failed, timed out or could not run, with the reason. The page's own
+words are in the language of the notebook handed in (the outcome's ``language``: English, or
+Chinese for ``<assignment>.zh_CN.ipynb``), from a gettext catalogue.
 """
 
 from __future__ import annotations
 
+import gettext
+import io
+from functools import cache
 from pathlib import Path
 
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po
 from jinja2 import Environment, select_autoescape
 from nbgrader.api import Gradebook
 
 from ..course import Course, Outcome
+from ..course.languages import ENGLISH
 from ..course.outcome import (
     BY_HAND,
     OUTCOME_FILE,
     STATUS_COLOURS,
+    STATUSES,
     load_outcome,
 )
 from ..proving.diagnosis import catalogue_mistakes, diagnose
 from ..submission import settings
 from ..submission.gradebook import with_hand_grades
 
-_TEMPLATE = Environment(autoescape=select_autoescape(default=True)).from_string("""\
+# The page's own words are gettext messages, in English; their translations are in
+# autograder/locales/<lang>/LC_MESSAGES/feedback.po, compiled when first used (Babel).
+# Test messages, reasons and hints stay as the grader wrote them.
+_SOURCE = """\
 <!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8">
-<title>{{ o.assignment }} — feedback for {{ o.student }}</title>
+<html lang="{{ lang }}"><head><meta charset="utf-8">
+<title>{{ _("%(assignment)s — feedback for %(student)s", assignment=o.assignment,
+            student=o.student) }}</title>
 <style>
  body { font-family: system-ui, sans-serif; max-width: 60rem; margin: 2rem auto; padding: 0 1rem; }
  table { border-collapse: collapse; width: 100%; }
@@ -38,36 +51,77 @@ _TEMPLATE = Environment(autoescape=select_autoescape(default=True)).from_string(
 {% endfor %}
 </style></head><body>
 <h1>{{ o.assignment }}: {{ "%g"|format(o.score) }} / {{ "%g"|format(max_score) }}</h1>
-<p>Student: <strong>{{ o.student }}</strong></p>
-{% if pending %}<p class="awaiting-a-grade">{{ "%g"|format(pending) }} of the
-{{ "%g"|format(max_score) }} points are for answers graded by hand, which await their grade:
-the score above is the score so far.</p>{% endif %}
-{% if o.reasons %}<h2>What could not be graded</h2><ul>
+<p>{{ _("Student:") }} <strong>{{ o.student }}</strong></p>
+{% if pending %}<p class="awaiting-a-grade">{{ _("%(pending)s of the %(max_score)s points are \
+for answers graded by hand, which await their grade: the score above is the score so far.",
+pending="%g"|format(pending), max_score="%g"|format(max_score)) }}</p>{% endif %}
+{% if o.reasons %}<h2>{{ _("What could not be graded") }}</h2><ul>
 {% for reason in o.reasons %}<li>{{ reason }}</li>{% endfor %}</ul>{% endif %}
-{% if hints %}<h2>What to check</h2>
-<p>Your results match a mistake many students make{% if hints|length > 1 %} (more than
-one, in fact){% endif %}:</p><ul>{% for hint in hints %}<li>{{ hint }}</li>{% endfor %}</ul>
-{% endif %}<h2>Tests and answers</h2>
-<table><tr><th>test</th><th>notebook</th><th>result</th><th>points</th><th>why</th></tr>
+{% if hints %}<h2>{{ _("What to check") }}</h2>
+<p>{% if hints|length > 1 %}{{ _("Your results match a mistake many students make (more than \
+one, in fact):") }}{% else %}{{ _("Your results match a mistake many students make:") }}\
+{% endif %}</p><ul>{% for hint in hints %}<li>{{ hint }}</li>{% endfor %}</ul>
+{% endif %}<h2>{{ _("Tests and answers") }}</h2>
+<table><tr><th>{{ _("test") }}</th><th>{{ _("notebook") }}</th><th>{{ _("result") }}</th>\
+<th>{{ _("points") }}</th><th>{{ _("why") }}</th></tr>
 {% for c in o.cells %}<tr><td><code>{{ c.grade_id }}</code></td><td>{{ c.notebook }}</td>
-<td class="{{ c.status|replace(' ', '-') }}">{{ c.status }}</td>
+<td class="{{ c.status|replace(' ', '-') }}">{{ statuses.get(c.status, c.status) }}</td>
 <td>{{ "%g"|format(c.score) }} / {{ "%g"|format(c.max_score) }}</td>
 <td><pre>{{ c.message }}</pre>
 {% if c.comment %}<p class="comment">{{ c.comment }}</p>{% endif %}</td></tr>
 {% endfor %}</table>
-{% if notebooks %}<h2>Your notebook, as graded</h2><ul>
+{% if notebooks %}<h2>{{ _("Your notebook, as graded") }}</h2><ul>
 {% for nb in notebooks %}<li><a href="{{ nb }}.html">{{ nb }}</a></li>{% endfor %}</ul>
-<p>Hidden tests are not shown; their result and message are.</p>{% endif %}
+<p>{{ _("Hidden tests are not shown; their result and message are.") }}</p>{% endif %}
 </body></html>
-""")
+"""
+
+LOCALES = Path(__file__).resolve().parent.parent / "locales"
+DOMAIN = "feedback"
+
+
+def catalogue_file(language: str) -> Path:
+    """The gettext catalogue of the feedback page's words in ``language``."""
+    return LOCALES / language / "LC_MESSAGES" / f"{DOMAIN}.po"
+
+
+@cache
+def translations(language: str) -> gettext.NullTranslations:
+    """The feedback page's translations into ``language``, compiled from its catalogue
+    (English, or a language without a catalogue: the messages as written)."""
+    path = catalogue_file(language)
+    if language == ENGLISH or not path.exists():
+        return gettext.NullTranslations()
+    with path.open("rb") as handle:
+        compiled = io.BytesIO()
+        write_mo(compiled, read_po(handle, locale=language))
+    compiled.seek(0)
+    return gettext.GNUTranslations(compiled)
+
+
+@cache
+def _template(language: str):
+    environment = Environment(autoescape=select_autoescape(default=True),
+                              extensions=["jinja2.ext.i18n"])
+    environment.install_gettext_translations(translations(language), newstyle=True)
+    return environment.from_string(_SOURCE)
+
+
+def html_language(language: str) -> str:
+    """The BCP 47 tag of a language for ``<html lang>``: ``zh_CN`` -> ``zh-CN``."""
+    return language.replace("_", "-")
 
 
 def render_summary(outcome: Outcome, notebooks: list[str], hints: list[str] = ()) -> str:
-    """The summary page of one graded submission (``hints``: what to check first)."""
+    """The summary page of one graded submission (``hints``: what to check first), in the
+    language of the notebook handed in."""
+    language = getattr(outcome, "language", ENGLISH) or ENGLISH
     pending = sum(c.max_score for c in outcome.pending)
-    return _TEMPLATE.render(o=outcome, max_score=outcome.max_score, notebooks=notebooks,
-                            colours=STATUS_COLOURS, pending=pending,
-                            hints=list(hints))
+    words = translations(language)
+    return _template(language).render(
+        o=outcome, max_score=outcome.max_score, notebooks=notebooks, colours=STATUS_COLOURS,
+        pending=pending, hints=list(hints), lang=html_language(language),
+        statuses={status: words.gettext(status) for status in STATUSES})
 
 
 def _hints(course: Course, outcome: Outcome, cache: dict) -> list[str]:

@@ -10,7 +10,9 @@ import nbformat
 
 from ..course import Course
 from ..course.files import MARKERS, REGION, SUITE_FILE
+from ..course.languages import METADATA_KEY, TRANSLATIONS, catalogue_path, translated_name
 from ..submission import settings
+from .translation import read_catalogue, translate_notebook
 
 _TRAILING_COMMENT = re.compile(r"\s+#.*$")
 
@@ -125,12 +127,72 @@ def find_leaks(secrets: set[str], lines: list[str]) -> list[str]:
     return sorted(leaks)
 
 
+def write_translations(course: Course, assignment: str) -> list[Path]:
+    """Write ``<notebook>.<lang>.ipynb`` beside each released notebook that the course has
+    a ``lang`` catalogue of (:mod:`autograder.course.languages`): the English release with
+    its markdown translated (:func:`~.translation.translate_notebook`). Raises
+    :class:`~.translation.MissingTranslation` if a block has no translation."""
+    written = []
+    for notebook in course.notebook_names(assignment):
+        english = course.release / assignment / f"{notebook}.ipynb"
+        for language in TRANSLATIONS:
+            catalogue = catalogue_path(course.root, assignment, notebook, language)
+            if not catalogue.exists():
+                continue
+            translated = translate_notebook(nbformat.read(english, as_version=4),
+                                            read_catalogue(catalogue), language,
+                                            name=f"{assignment}/{notebook}.ipynb")
+            target = english.with_name(f"{translated_name(notebook, language)}.ipynb")
+            nbformat.write(translated, target)
+            written.append(target)
+    return written
+
+
+def translation_differences(english: nbformat.NotebookNode,
+                            translated: nbformat.NotebookNode) -> list[str]:
+    """How a translated notebook differs from its English release other than in the text of
+    its course's markdown cells, their checksums and the language key: [] if it does not.
+
+    Answers (nbgrader solution cells, the written answers' stubs included), code, outputs,
+    ids and metadata must be the English release's, so a translation can carry nothing
+    the release does not (no model answer, no hidden test)."""
+    def bare(notebook: nbformat.NotebookNode) -> dict:
+        data = nbformat.from_dict(notebook)
+        data.metadata.pop(METADATA_KEY, None)
+        for cell in data.cells:
+            meta = cell.metadata.get("nbgrader", {})
+            if cell.cell_type == "markdown" and not meta.get("solution"):
+                cell.source = ""
+                meta.pop("checksum", None)
+        return data
+
+    mine, theirs = bare(english), bare(translated)
+    if len(mine.cells) != len(theirs.cells):
+        return [f"{len(theirs.cells)} cells, not {len(mine.cells)}"]
+    found = [f"cell {a.get('id', i)} differs" for i, (a, b)
+             in enumerate(zip(mine.cells, theirs.cells, strict=True)) if a != b]
+    if mine.metadata != theirs.metadata:
+        found.append("the notebook's metadata differs")
+    return found
+
+
 def check_release(course: Course, assignment: str) -> None:
-    """Raise :class:`ReleaseLeak` if a released file holds a marker or a secret line of code."""
+    """Raise :class:`ReleaseLeak` if a released file holds a marker or a secret line of
+    code, or a translated notebook differs from its English release other than in its
+    markdown's text."""
     secrets = assignment_secrets(course, assignment)
     release_dir = course.release / assignment
     if not release_dir.is_dir():
         raise ReleaseLeak(f"{assignment}: no release in {release_dir}")
+    for notebook, translations in course.translated_notebooks(assignment).items():
+        english = release_dir / f"{notebook}.ipynb"
+        for path in translations.values():
+            if not english.exists():
+                raise ReleaseLeak(f"{path} is the translation of no released notebook")
+            found = translation_differences(nbformat.read(english, as_version=4),
+                                            nbformat.read(path, as_version=4))
+            if found:
+                raise ReleaseLeak(f"{path} is not its English release translated: {found[:3]}")
     for path in sorted(release_dir.rglob("*")):
         if not path.is_file():
             continue
@@ -147,7 +209,8 @@ def check_release(course: Course, assignment: str) -> None:
 
 
 def release(course: Course, assignments: list[str] | None = None) -> list[str]:
-    """Generate the student versions of ``assignments`` (default: all) and check them."""
+    """Generate the student versions of ``assignments`` (default: all), with their
+    translations, and check them."""
     api = settings.api(course)
     names = assignments or course.assignments()
     for assignment in names:
@@ -156,5 +219,6 @@ def release(course: Course, assignments: list[str] | None = None) -> list[str]:
         if not result["success"]:
             raise RuntimeError(f"nbgrader could not release {assignment}:\n{result['log']}"
                                f"\n{result.get('error', '')}")
+        write_translations(course, assignment)
         check_release(course, assignment)
     return names

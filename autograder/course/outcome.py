@@ -72,6 +72,9 @@ class Outcome:
     abnormal: list[str] = field(default_factory=list)
     # When it was graded twice: each attempt's score and what went wrong in it.
     attempts: list[dict] = field(default_factory=list)
+    # The language of the notebook handed in (autograder.course.languages): its feedback
+    # page is written in it.
+    language: str = "en"
 
     @property
     def score(self) -> float:

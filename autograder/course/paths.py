@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from .languages import ENGLISH, split_name
+
 SOURCE_DIR = "solutions"      # nbgrader's source directory: the instructor's notebooks
 RELEASE_DIR = "exercises"     # nbgrader's release directory: what students get
 
@@ -69,5 +71,17 @@ class Course:
                       if ".ipynb_checkpoints" not in p.parts) if folder.is_dir() else []
 
     def notebook_names(self, assignment: str) -> list[str]:
-        """Names (without .ipynb) of the notebooks an assignment's release holds."""
-        return sorted(p.stem for p in (self.release / assignment).glob("*.ipynb"))
+        """Names (without .ipynb) of the notebooks an assignment's release holds, in
+        English: ``<notebook>.<lang>.ipynb``, the same notebook translated, is not another
+        notebook (see :mod:`autograder.course.languages`)."""
+        return sorted(p.stem for p in (self.release / assignment).glob("*.ipynb")
+                      if split_name(p.stem)[1] == ENGLISH)
+
+    def translated_notebooks(self, assignment: str) -> dict[str, dict[str, Path]]:
+        """{notebook: {language: path}} of the translations an assignment's release holds."""
+        found: dict[str, dict[str, Path]] = {}
+        for path in sorted((self.release / assignment).glob("*.ipynb")):
+            notebook, language = split_name(path.stem)
+            if language != ENGLISH:
+                found.setdefault(notebook, {})[language] = path
+        return found

@@ -34,7 +34,13 @@ from ..sandbox.zygote import Zygote
 from . import settings
 from .gradebook import TASK, ExpectedCell, expected_cells, grades_of
 from .scratch_gradebook import scratch_databases
-from .staging import copy_regular_files, readable_notebook, restore_released_files
+from .staging import (
+    choose_notebooks,
+    copy_regular_files,
+    readable_notebook,
+    restore_released_files,
+    submission_language,
+)
 from .verdicts import (
     answer_errors,
     cell_verdicts,
@@ -78,6 +84,8 @@ def grade_in_scratch(course: Course, assignment: str, student: str, gradebook: P
         staged = scratch.submitted / student / assignment
         outcome.reasons.extend(copy_regular_files(submission, staged))
         restore_released_files(course, assignment, staged)
+        outcome.reasons.extend(choose_notebooks(staged, list(cells)))
+        outcome.language = submission_language(staged, list(cells))
         gradable = []
         for notebook in cells:
             problem = readable_notebook(staged / f"{notebook}.ipynb")

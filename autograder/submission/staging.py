@@ -1,5 +1,6 @@
-"""The submission staged for grading: its regular files, the release's other files, and
-which of its notebooks nbgrader can read."""
+"""The submission staged for grading: its regular files, the release's other files, which
+notebook file is graded as each of the assignment's notebooks, and which of them nbgrader
+can read."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from pathlib import Path
 import nbformat
 
 from ..course import Course
+from ..course.languages import ENGLISH, TRANSLATIONS, notebook_language, translated_name
 
 
 def readable_notebook(path: Path) -> str | None:
@@ -59,3 +61,45 @@ def restore_released_files(course: Course, assignment: str, staged: Path) -> Non
             if target.is_dir():
                 shutil.rmtree(target)
             shutil.copyfile(path, target)
+
+
+def choose_notebooks(staged: Path, notebooks: list[str]) -> list[str]:
+    """Make each translated notebook handed in the submission of its notebook; say what
+    was left out.
+
+    A student may hand in ``<notebook>.ipynb`` (the English release, or a translation
+    downloaded under the English name) or ``<notebook>.<lang>.ipynb`` (a translation under
+    its released name, as JupyterHub shows it): the notebook is graded from whichever was
+    handed in, renamed ``<notebook>.ipynb``. When both were handed in, ``<notebook>.ipynb``
+    is graded — the name the course asks for — and the other file is left out, with a
+    reason. (When several translations and no English name are handed in, the first in
+    :data:`~autograder.course.languages.TRANSLATIONS` order is graded.)
+    """
+    reasons = []
+    for notebook in notebooks:
+        graded = staged / f"{notebook}.ipynb"
+        for language in TRANSLATIONS:
+            translated = staged / f"{translated_name(notebook, language)}.ipynb"
+            if not translated.is_file():
+                continue
+            if graded.exists():
+                translated.unlink()
+                reasons.append(f"{translated.name} was handed in as well as {graded.name}: "
+                               f"{graded.name} was graded, {translated.name} was not")
+            else:
+                translated.rename(graded)
+    return reasons
+
+
+def submission_language(staged: Path, notebooks: list[str]) -> str:
+    """The language of a staged submission: the first of its notebooks (in the
+    assignment's order) that declares one other than English, else English."""
+    for notebook in notebooks:
+        try:
+            language = notebook_language(nbformat.read(staged / f"{notebook}.ipynb",
+                                                       as_version=4))
+        except Exception:     # noqa: BLE001 - missing or unreadable: said elsewhere
+            continue
+        if language != ENGLISH:
+            return language
+    return ENGLISH

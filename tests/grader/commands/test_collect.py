@@ -65,3 +65,35 @@ def test_collect_reports_a_bad_input(course, tmp_path):
         collect(course, tmp_path / "broken.zip")
     with pytest.raises(CollectError, match="does not exist"):
         collect(course, tmp_path / "nowhere")
+
+
+def test_collect_takes_the_chinese_notebook_under_its_released_name(course, tmp_path):
+    """A student who opened <a>.zh_CN.ipynb hands it in under that name: it is collected
+    as it is named (grading takes it as <a>.ipynb, see tests/grader/submission/
+    test_languages.py); a later collection of the same notebook in the other language
+    replaces it."""
+    zh = f"{ASSIGNMENT}.zh_CN.ipynb"
+    archive = tmp_path / "download.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        zf.writestr(f"all/doejane_12345_67890_{zh}", '{"zh": 1}')
+        zf.writestr(f"all/smithbob_1_2_{ASSIGNMENT}.zh_CN-1.ipynb", '{"zh": 1}')
+        zf.writestr(f"all/smithbob_1_2_{ASSIGNMENT}.zh_CN-2.ipynb", '{"zh": 2}')
+        zf.writestr(f"all/leeann_1_2_{ASSIGNMENT}.ipynb", '{"en": 1}')
+        zf.writestr(f"all/leeann_1_2_{zh}", '{"zh": 1}')
+    collected, skipped = collect(course, archive, ASSIGNMENT)
+    assert skipped == []
+    assert sorted((c.student, c.source) for c in collected) == [
+        ("doejane", f"all/doejane_12345_67890_{zh}"),
+        ("leeann", f"all/leeann_1_2_{ASSIGNMENT}.ipynb"), ("leeann", f"all/leeann_1_2_{zh}"),
+        ("smithbob", f"all/smithbob_1_2_{ASSIGNMENT}.zh_CN-2.ipynb")]
+    jane = course.submitted / "doejane" / ASSIGNMENT
+    assert sorted(p.name for p in jane.iterdir()) == [zh]
+    assert (course.submitted / "smithbob" / ASSIGNMENT / zh).read_text() == '{"zh": 2}'
+    assert sorted(p.name for p in (course.submitted / "leeann" / ASSIGNMENT).iterdir()) == \
+        [f"{ASSIGNMENT}.ipynb", zh]
+
+    later = tmp_path / "later"
+    (later / "doejane").mkdir(parents=True)
+    (later / "doejane" / f"{ASSIGNMENT}.ipynb").write_text('{"en": 2}')
+    collect(course, later, ASSIGNMENT)
+    assert sorted(p.name for p in jane.iterdir()) == [f"{ASSIGNMENT}.ipynb"]

@@ -20,13 +20,15 @@ def _cells(path):
 
 def test_committed_release_is_what_release_generates(tmp_path):
     """exercises/ is never edited by hand: it equals, byte for byte, a fresh release of
-    every assignment of solutions/ (releasing is deterministic: cell ids are grade ids)."""
+    every assignment of solutions/ (releasing is deterministic: cell ids are grade ids),
+    the Chinese notebooks (<a>.zh_CN.ipynb, from locales/zh_CN/) included."""
     assignments = Course.at(REPO).assignments()
     fresh_course = make_course(tmp_path / "course", assignments)
     for assignment in assignments:
         fresh = sorted(p.name for p in (fresh_course.release / assignment).iterdir())
         committed = sorted(p.name for p in (REPO / "exercises" / assignment).iterdir())
         assert fresh == committed
+        assert f"{assignment}.zh_CN.ipynb" in fresh
         for name in fresh:
             assert (fresh_course.release / assignment / name).read_bytes() == (
                 REPO / "exercises" / assignment / name).read_bytes(), \
