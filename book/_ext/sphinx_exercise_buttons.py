@@ -24,8 +24,9 @@ from sphinx.application import Sphinx
 
 EXERCISES = "exercises/"
 SKIPPED = {".ipynb_checkpoints", "__pycache__"}
-TRANSLATED_NOTEBOOK = re.compile(r"\.[a-z]{2}(_[A-Z]{2})?\.ipynb$")
-"""``attention-pooling.zh_CN.ipynb``: a translation of the exercise's notebook."""
+TRANSLATED = re.compile(r"\.(?P<language>[a-z]{2}(_[A-Z]{2})?)\.[^.]+$")
+"""``attention-pooling.zh_CN.ipynb``, ``multi-head-attention.zh_CN.svg``: a file's
+translation (the Chinese notebook links the Chinese diagram by that name)."""
 
 
 def exercise_folder(pagename: str) -> str | None:
@@ -64,8 +65,11 @@ def released_files(source: Path, language: str | None) -> dict[str, Path]:
         relative = path.relative_to(source)
         if not path.is_file() or SKIPPED & set(relative.parts):
             continue
-        if TRANSLATED_NOTEBOOK.search(path.name) or relative.as_posix() == f"{name}.ipynb":
-            continue
+        translated = TRANSLATED.search(path.name)
+        if translated and translated["language"] != language:
+            continue   # another language's (the English site: every translation)
+        if path.suffix == ".ipynb" and (translated or relative.as_posix() == f"{name}.ipynb"):
+            continue   # the notebook, in the site's language, is added below
         files[relative.as_posix()] = path
     files[f"{name}.ipynb"] = notebook_for(source, language)
     return dict(sorted(files.items()))

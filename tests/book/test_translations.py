@@ -141,11 +141,12 @@ def test_every_diagram_has_a_chinese_twin_with_the_same_drawing(diagram):
     chinese_shapes, chinese_texts = svg_texts(twin)
     assert chinese_shapes == english_shapes, "the drawings differ (not only their words)"
     assert len(chinese_texts) == len(english_texts)
-    prose = [(en, zh) for en, zh in zip(english_texts, chinese_texts) if is_prose(en)]
+    prose = [(en, zh) for en, zh in zip(english_texts, chinese_texts, strict=True) if is_prose(en)]
     assert prose, "the checker found no words to translate"
     untranslated = [en for en, zh in prose if not re.search(r"[\u4e00-\u9fff]", zh)]
     assert not untranslated, untranslated
-    same = [en for en, zh in zip(english_texts, chinese_texts) if not is_prose(en) and en != zh]
+    same = [en for en, zh in zip(english_texts, chinese_texts, strict=True)
+            if not is_prose(en) and en != zh]
     assert not same, f"code or data changed: {same}"
 
 
