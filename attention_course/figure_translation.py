@@ -21,9 +21,12 @@ from the cache (``book/_ext/figure_strings.py``).
 
 Which strings must be translated (:func:`needs_translation`): every title, axis label,
 legend entry and text drawn on a figure that has a word in it (two letters or more outside
-``$...$`` math). Tick labels are data -- the tokens of example sentences, numbers, positions
--- and stay as they are, unless the catalogue translates them (for tick labels that are
-words of the code, such as the names of scoring functions).
+``$...$`` math; ``nan`` is a number). A tick label is data -- a token of an example
+sentence -- and stays as it is unless it mixes a word with a number (``head 3``,
+``layer 2``, ``Node 1``: a label the code makes); a tick label that is a word of the code
+(``soft``, ``baseline``) is translated when the catalogue has it. Data that a title or a
+text shows (German number words, the example's tokens, proper names) get an entry whose
+translation is the string itself: every string with a word is a translator's decision.
 
 The book's build loads the extension into its kernels (``book/_ext/execute_notebooks.py``);
 students' notebooks never load it, and the pages' code does not change.
@@ -46,7 +49,7 @@ from matplotlib.ticker import Formatter
 
 __all__ = ["CATALOGUE", "LOCALES_VARIABLE", "METADATA_KEY", "figure_texts", "is_current",
            "load_catalogues", "load_ipython_extension", "needs_translation",
-           "render_translations", "untranslated"]
+           "render_translations", "template", "translate", "untranslated"]
 
 METADATA_KEY = "attention_course/figure-translations"
 """Key of the translated renderings in an ``image/png`` output's metadata."""
@@ -65,17 +68,41 @@ Translations = Mapping[str, str]
 
 _MATH = re.compile(r"(?<!\\)\$.*?(?<!\\)\$", re.S)
 _WORD = re.compile(r"[A-Za-z]{2,}")
+_NOT_WORDS = {"nan", "inf"}  # printed numbers
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+_PLACEHOLDER = re.compile(r"%(\d+)")
 
 
 def has_words(text: str) -> bool:
-    """Whether ``text`` holds a word (two ASCII letters or more) outside ``$...$`` math."""
-    return bool(_WORD.search(_MATH.sub("", text)))
+    """Whether ``text`` holds a word (two ASCII letters or more, not ``nan``) outside
+    ``$...$`` math."""
+    return any(word not in _NOT_WORDS for word in _WORD.findall(_MATH.sub("", text)))
+
+
+def template(text: str) -> str:
+    """``text`` with its numbers numbered as placeholders: ``"layer 2, head 10"`` ->
+    ``"layer %1, head %2"``. A catalogue entry may translate the template of strings that
+    differ in their numbers only (numbers computed by the page, or counted in a loop)."""
+    count = iter(range(1, 1000))
+    return _NUMBER.sub(lambda match: f"%{next(count)}", text)
+
+
+def translate(text: str, translations: Translations) -> str | None:
+    """The translation of ``text``: its own entry, else its template's with the numbers put
+    back (a translation may reorder ``%1``, ``%2``, ...), else None."""
+    if text in translations:
+        return translations[text]
+    numbers = _NUMBER.findall(text)
+    translation = translations.get(template(text)) if numbers else None
+    if translation is None:
+        return None
+    return _PLACEHOLDER.sub(lambda match: numbers[int(match.group(1)) - 1], translation)
 
 
 def needs_translation(role: str, text: str) -> bool:
-    """Whether a figure string must have a translation: any text with a word in it but a
-    tick label (data, see the module's docstring)."""
-    return role != TICK and has_words(text)
+    """Whether a figure string must have a translation: any text with a word in it, but a
+    tick label only if it also has a number (see the module's docstring)."""
+    return has_words(text) and (role != TICK or _NUMBER.search(text) is not None)
 
 
 def default_locales() -> Path:
@@ -179,8 +206,8 @@ def translated(fig: Figure, translations: Translations,
     record: list[list[Any]] = []
     seen: set[tuple[str, str]] = set()
 
-    def translate(role: str, text: str) -> str:
-        translation = translations.get(text)
+    def record_translation(role: str, text: str) -> str:
+        translation = translate(text, translations)
         if has_words(text) and (role, text) not in seen:
             seen.add((role, text))
             record.append([role, text, translation])
@@ -200,10 +227,10 @@ def translated(fig: Figure, translations: Translations,
                 for artist in every_text:
                     artist.set_fontfamily([*artist.get_fontproperties().get_family(), family])
             for role, artist in texts:
-                artist.set_text(translate(role, artist.get_text()))
+                artist.set_text(record_translation(role, artist.get_text()))
             for axis, major, minor in saved_formatters:
-                axis.major.formatter = _TranslatingFormatter(major, translate)
-                axis.minor.formatter = _TranslatingFormatter(minor, translate)
+                axis.major.formatter = _TranslatingFormatter(major, record_translation)
+                axis.minor.formatter = _TranslatingFormatter(minor, record_translation)
             yield record  # filled as the figure is drawn
         finally:
             for axis, major, minor in saved_formatters:
@@ -253,7 +280,7 @@ def is_current(metadata: Mapping[str, Any], catalogues: Mapping[str, Translation
         return False
     for language, translations in catalogues.items():
         rendering = renderings.get(language)
-        if rendering is None or any(translations.get(text) != translation
+        if rendering is None or any(translate(text, translations) != translation
                                     for _, text, translation in rendering["texts"]):
             return False
     return True

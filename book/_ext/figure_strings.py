@@ -5,7 +5,8 @@ strings it draws, with their roles, beside its translated renderings
 (:mod:`attention_course.figure_translation`). This script reads them from the cache and
 brings every ``locales/<language>/LC_MESSAGES/figures.po`` up to date: each string that
 must be translated (titles, axis labels, legend entries, texts; tick labels are data) gets
-an entry, located at the pages that draw it, translations already made are kept, entries
+an entry, located at the pages that draw it -- one entry for the strings that differ in
+their numbers only, ``layer %1, head %2`` -- translations already made are kept, entries
 no figure draws any more are dropped -- except tick labels the catalogue translates, which
 stay while a figure draws them. Then translate the new entries and execute the notebooks
 again (only those whose figures' translations changed run again).
@@ -27,7 +28,14 @@ from babel.messages.pofile import read_po, write_po
 from execute_notebooks import ROOT, book_pages, read_notebook  # book/_ext, beside this script
 from jupyter_cache import get_cache
 
-from attention_course.figure_translation import CATALOGUE, METADATA_KEY, TICK, needs_translation
+from attention_course.figure_translation import (
+    CATALOGUE,
+    METADATA_KEY,
+    TICK,
+    needs_translation,
+    template,
+    translate,
+)
 
 Strings = dict[tuple[str, str], list[str]]
 """(role, English string) -> the pages that draw it, in the book's order."""
@@ -62,14 +70,22 @@ def figure_strings(output_root: Path) -> tuple[Strings, list[str]]:
     return found, sorted(set(missing))
 
 
+def entry_of(text: str, catalogue: Catalog) -> str:
+    """The catalogue's entry for a figure string: the string itself if the catalogue has
+    it, else its template if it has numbers (:func:`template`)."""
+    return text if text in catalogue or template(text) == text else template(text)
+
+
 def wanted(strings: Strings, catalogue: Catalog) -> dict[str, tuple[list[str], list[str]]]:
-    """English string -> (its roles, its pages), for every string the catalogue must hold:
-    those that need a translation, and tick labels it translates already."""
+    """Entry (an English string or template) -> (its roles, its pages), for every entry the
+    catalogue must hold: those of strings that need a translation, and those of tick labels
+    it translates already."""
+    translations = {m.id: m.string for m in catalogue if m.id and m.string and not m.fuzzy}
     entries: dict[str, tuple[list[str], list[str]]] = {}
     for (role, text), pages in strings.items():
-        kept = role == TICK and text in catalogue and catalogue[text].string
+        kept = role == TICK and translate(text, translations) is not None
         if needs_translation(role, text) or kept:
-            roles, where = entries.setdefault(text, ([], []))
+            roles, where = entries.setdefault(entry_of(text, catalogue), ([], []))
             roles.append(role)
             where.extend(page for page in pages if page not in where)
     return entries
@@ -90,6 +106,7 @@ def update(path: Path, strings: Strings) -> tuple[list[str], list[str]]:
         message = catalogue[text]
         message.locations = [(page, None) for page in pages]
         message.auto_comments = [", ".join(sorted(set(roles)))]
+        message.flags.clear()  # Babel guesses "python-format" from "%1" or braces in math
     with path.open("wb") as f:
         write_po(f, catalogue, width=100, include_lineno=False)
     return added, dropped

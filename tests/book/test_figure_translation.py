@@ -1,0 +1,110 @@
+"""The book's figures in Chinese: the Chinese build shows the Chinese renderings the
+notebooks' one execution stored, executes nothing, and the English site is unchanged.
+
+The Chinese site is built here with ``sphinx-build -D language=zh_CN`` from the
+configuration ``jupyter-book config sphinx`` writes, reading the cache the English build
+(the ``site`` fixture) filled.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from jupyter_cache import get_cache
+
+from attention_course.figure_translation import METADATA_KEY, untranslated
+from tests.conftest import BOOK_OUTPUT, EXPLAINED_WARNINGS, REPO
+
+sys.path.insert(0, str(REPO / "book" / "_ext"))
+import figure_strings  # noqa: E402  (book/_ext is not a package)
+from execute_notebooks import book_pages, read_notebook  # noqa: E402
+
+pytestmark = pytest.mark.xdist_group("book")
+
+PAGE = "book/traditional/attention-module"
+
+
+@pytest.fixture(scope="session")
+def zh_site(site, tmp_path_factory) -> tuple[Path, str]:
+    """(the Chinese site, its build's log), from the English build's cache."""
+    out = tmp_path_factory.mktemp("zh")
+    conf = out / "conf"
+    conf.mkdir()
+    bin_dir = Path(sys.executable).parent
+    subprocess.run([str(bin_dir / "jupyter-book"), "config", "sphinx", str(REPO)], cwd=conf,
+                   check=True, capture_output=True)
+    (REPO / "conf.py").replace(conf / "conf.py")
+    (conf / "book").symlink_to(REPO / "book")  # paths in conf.py are relative to its folder
+    env = {**os.environ, "PYTHONPATH": str(REPO / "book" / "_ext")}
+    result = subprocess.run(
+        [str(bin_dir / "sphinx-build"), "-b", "html", "-c", str(conf), "-d",
+         str(out / "doctrees"), "-D", "language=zh_CN",
+         "-D", f"locale_dirs={REPO / 'locales'}", "-D", "gettext_compact=0",
+         "-D", f"nb_execution_cache_path={BOOK_OUTPUT / '_build' / '.jupyter_cache'}",
+         str(REPO), str(out / "html")],
+        capture_output=True, text=True, timeout=1800, env=env, cwd=REPO, check=False)
+    log = result.stdout + result.stderr
+    assert result.returncode == 0, log[-3000:]
+    return out / "html", log
+
+
+def images(html: Path) -> list[str]:
+    return re.findall(r'<img[^>]+src="([^"]+/_images/[0-9a-f]{64}\.png)"', html.read_text())
+
+
+def test_the_chinese_build_executes_nothing_and_warns_of_nothing(zh_site):
+    _, log = zh_site
+    assert "Executing notebook" not in log and "Using cached notebook" in log
+    warnings = [line for line in log.splitlines()
+                if "WARNING" in line and not any(ok in line for ok in EXPLAINED_WARNINGS)]
+    assert not warnings, "\n".join(warnings)  # a figure_i18n warning: an untranslated string
+
+
+def test_chinese_figures_replace_english_ones(site, zh_site):
+    zh, _ = zh_site
+    english = images(site / f"{PAGE}.html")
+    chinese = images(zh / f"{PAGE}.html")
+    assert len(english) == len(chinese) >= 2
+    assert not set(english) & set(chinese), "every figure of the page carries text"
+    for src in chinese:
+        assert (zh / "book/traditional" / src).resolve().is_file(), src
+
+
+def cached_figures():
+    """(page, output) of every figure of the executed book."""
+    cache = get_cache(str(BOOK_OUTPUT / "_build" / ".jupyter_cache"))
+    for path in book_pages(REPO):
+        record = cache.match_cache_notebook(read_notebook(path))
+        for cell in cache.get_cache_bundle(record.pk).nb.cells:
+            for output in cell.get("outputs", []):
+                if "image/png" in output.get("data", {}):
+                    yield str(path.relative_to(REPO)), output
+
+
+def test_the_english_site_shows_the_english_pngs_and_the_chinese_one_the_chinese(site, zh_site):
+    """Image files are named by the SHA-256 of their bytes: the English site's are the
+    outputs' ``image/png`` (which the extension leaves as the inline backend drew them,
+    tests/course/test_figure_translation.py), the Chinese site's their Chinese renderings."""
+    zh, _ = zh_site
+    figures = list(cached_figures())
+    assert len(figures) >= 40
+    english_names = {p.name for p in (site / "_images").glob("*.png")}
+    chinese_names = {p.name for p in (zh / "_images").glob("*.png")}
+    for page, output in figures:
+        digest = hashlib.sha256(base64.b64decode(output.data["image/png"])).hexdigest()
+        rendering = output.metadata["image/png"][METADATA_KEY]["zh_CN"]
+        zh_digest = hashlib.sha256(base64.b64decode(rendering["image/png"])).hexdigest()
+        assert f"{digest}.png" in english_names, page
+        assert f"{zh_digest}.png" in chinese_names, page
+        assert untranslated(rendering) == [], page
+
+
+def test_the_figure_catalogue_is_complete_and_up_to_date(site):
+    assert figure_strings.main(["--check", "--output-root", str(BOOK_OUTPUT)]) == 0
