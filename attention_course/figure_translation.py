@@ -61,7 +61,10 @@ LOCALES_VARIABLE = "ATTENTION_COURSE_LOCALES"
 CATALOGUE = "figures.po"
 
 TICK = "tick"
-ROLES = ("title", "suptitle", "axis label", "legend", "text", TICK)
+DATA_ROLES = frozenset({TICK, "menu option"})
+"""Roles of strings that are data unless they mix a word with a number: tick labels, and
+the examples' names in an interactive view's menu (:func:`attention_course.attention_view.
+translate_view`)."""
 
 Translations = Mapping[str, str]
 """English string -> its translation, for one language."""
@@ -102,7 +105,7 @@ def translate(text: str, translations: Translations) -> str | None:
 def needs_translation(role: str, text: str) -> bool:
     """Whether a figure string must have a translation: any text with a word in it, but a
     tick label only if it also has a number (see the module's docstring)."""
-    return has_words(text) and (role != TICK or _NUMBER.search(text) is not None)
+    return has_words(text) and (role not in DATA_ROLES or _NUMBER.search(text) is not None)
 
 
 def default_locales() -> Path:

@@ -4,7 +4,8 @@ While the book's notebooks execute (``execute_notebooks.py``), every figure reco
 strings it draws, with their roles, beside its translated renderings
 (:mod:`attention_course.figure_translation`). This script reads them from the cache and
 brings every ``locales/<language>/LC_MESSAGES/figures.po`` up to date: each string that
-must be translated (titles, axis labels, legend entries, texts; tick labels are data) gets
+must be translated (titles, axis labels, legend entries, texts; tick labels are data; and
+the menus, headings and titles of the interactive attention views, from their HTML) gets
 an entry, located at the pages that draw it -- one entry for the strings that differ in
 their numbers only, ``layer %1, head %2`` -- translations already made are kept, entries
 no figure draws any more are dropped -- except tick labels the catalogue translates, which
@@ -28,14 +29,17 @@ from babel.messages.pofile import read_po, write_po
 from execute_notebooks import ROOT, book_pages, read_notebook  # book/_ext, beside this script
 from jupyter_cache import get_cache
 
+from attention_course.attention_view import translate_view
 from attention_course.figure_translation import (
     CATALOGUE,
+    DATA_ROLES,
     METADATA_KEY,
-    TICK,
     needs_translation,
     template,
     translate,
 )
+
+VIEW_MARKER = "data-attention-view"  # an interactive view's HTML (attention_view.py)
 
 Strings = dict[tuple[str, str], list[str]]
 """(role, English string) -> the pages that draw it, in the book's order."""
@@ -56,6 +60,12 @@ def figure_strings(output_root: Path) -> tuple[Strings, list[str]]:
             continue
         for cell in cache.get_cache_bundle(record.pk).nb.cells:
             for output in cell.get("outputs", []):
+                html = output.get("data", {}).get("text/html", "")
+                if VIEW_MARKER in html:
+                    for role, text, _ in translate_view(html, lambda _: None)[1]:
+                        pages = found.setdefault((role, text), [])
+                        if page not in pages:
+                            pages.append(page)
                 if "image/png" not in output.get("data", {}):
                     continue
                 renderings = output.get("metadata", {}).get("image/png", {}).get(METADATA_KEY)
@@ -83,7 +93,7 @@ def wanted(strings: Strings, catalogue: Catalog) -> dict[str, tuple[list[str], l
     translations = {m.id: m.string for m in catalogue if m.id and m.string and not m.fuzzy}
     entries: dict[str, tuple[list[str], list[str]]] = {}
     for (role, text), pages in strings.items():
-        kept = role == TICK and translate(text, translations) is not None
+        kept = role in DATA_ROLES and translate(text, translations) is not None
         if needs_translation(role, text) or kept:
             roles, where = entries.setdefault(entry_of(text, catalogue), ([], []))
             roles.append(role)

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import base64
 import io
+import json
+import re
 import sys
 
 import matplotlib
@@ -32,6 +34,7 @@ from attention_course.figure_translation import (  # noqa: E402
     load_catalogues,
     needs_translation,
     render_translations,
+    translate,
     untranslated,
 )
 from attention_course.fonts import cjk_family  # noqa: E402
@@ -164,3 +167,30 @@ def test_in_a_kernel_the_english_png_is_unchanged_and_the_translation_is_in_its_
         rendering = built_output.metadata["image/png"][METADATA_KEY]["zh_CN"]
         assert rendering["image/png"] != built_output.data["image/png"]
         assert untranslated(rendering) == []
+
+
+def test_an_attention_view_is_translated_in_its_menus_headings_and_title_only():
+    from attention_course.attention_view import attention_view, translate_view
+
+    view = attention_view([["drei", "hundert"], ["three", "hundred"]], None,
+                          [np.full((2, 3, 2, 2), 0.5)] * 2,
+                          names=["324 (German)", "the cat"], title="Cross-attention",
+                          source_title="source words", target_title="output tokens",
+                          inline=False)
+    html = view.to_html()
+    catalogue = {"example": "例子", "layer": "层", "head": "头", "source words": "源语词",
+                 "output tokens": "输出词元", "%1 (German)": "%1（德语）",
+                 "Cross-attention": "交叉注意力"}
+    translated, record = translate_view(html, lambda text: translate(text, catalogue))
+    assert translate_view(html, lambda text: None)[0] == html
+    spec = json.loads(re.search(r'class="attention-view-spec">(.*?)</script>', translated,
+                                re.S).group(1))
+    menus = {p["name"]: p["bind"] for p in spec["params"] if "bind" in p}
+    assert [b["name"] for b in menus.values()] == ["例子 ", "层 ", "头 "]
+    assert menus["example"]["labels"] == ["324（德语）", "the cat"]  # a sentence is data
+    assert spec["title"]["text"] == "交叉注意力"
+    assert spec["datasets"]["keys"][0]["t"] == "drei", "tokens are data"
+    missing = [text for role, text, translation in record
+               if translation is None and needs_translation(role, text)]
+    assert missing == ["The interactive attention view needs JavaScript; the figures show "
+                       "the same weights."]
