@@ -10,7 +10,7 @@ replaced by its translation (the figure is put back as it was afterwards). The
 translations travel in the output's metadata for ``image/png``::
 
     {"attention_course/figure-translations": {
-        "zh_CN": {"image/png": "<base64 PNG>",
+        "zh_CN": {"image/png": "<base64 PNG>", "version": 2,
                   "texts": [["title", "Keys", "键"], ["tick", "the", null], ...]}}}
 
 ``texts`` lists each string of the figure that has a word in it, with its role and its
@@ -53,6 +53,9 @@ __all__ = ["CATALOGUE", "LOCALES_VARIABLE", "METADATA_KEY", "figure_texts", "is_
 
 METADATA_KEY = "attention_course/figure-translations"
 """Key of the translated renderings in an ``image/png`` output's metadata."""
+
+VERSION = 2
+"""How translations are rendered; a rendering of another version is out of date."""
 
 LOCALES_VARIABLE = "ATTENTION_COURSE_LOCALES"
 """Environment variable naming the folder of ``<language>/LC_MESSAGES/figures.po``
@@ -230,7 +233,13 @@ def translated(fig: Figure, translations: Translations,
                 for artist in every_text:
                     artist.set_fontfamily([*artist.get_fontproperties().get_family(), family])
             for role, artist in texts:
-                artist.set_text(record_translation(role, artist.get_text()))
+                text = record_translation(role, artist.get_text())
+                artist.set_text(text)
+                if family is not None and "$" in text and not text.isascii():
+                    # Mathtext draws the words around formulas in the text's first family
+                    # only, without falling back: the translation's font comes first.
+                    families = artist.get_fontproperties().get_family()
+                    artist.set_fontfamily([family, *(f for f in families if f != family)])
             for axis, major, minor in saved_formatters:
                 axis.major.formatter = _TranslatingFormatter(major, record_translation)
                 axis.minor.formatter = _TranslatingFormatter(minor, record_translation)
@@ -263,7 +272,7 @@ def render_translations(fig: Figure, render: Callable[[Figure], str | None],
     for language, translations in catalogues.items():
         with translated(fig, translations, family) as texts:
             image = render(fig)
-        renderings[language] = {"image/png": image, "texts": texts}
+        renderings[language] = {"image/png": image, "texts": texts, "version": VERSION}
     return renderings
 
 
@@ -283,8 +292,10 @@ def is_current(metadata: Mapping[str, Any], catalogues: Mapping[str, Translation
         return False
     for language, translations in catalogues.items():
         rendering = renderings.get(language)
-        if rendering is None or any(translate(text, translations) != translation
-                                    for _, text, translation in rendering["texts"]):
+        if rendering is None or rendering.get("version") != VERSION:
+            return False
+        if any(translate(text, translations) != translation
+               for _, text, translation in rendering["texts"]):
             return False
     return True
 

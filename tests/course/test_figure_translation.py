@@ -12,6 +12,7 @@ import io
 import json
 import re
 import sys
+import warnings
 
 import matplotlib
 
@@ -30,6 +31,7 @@ from PIL import Image  # noqa: E402
 from attention_course.figure_translation import (  # noqa: E402
     LOCALES_VARIABLE,
     METADATA_KEY,
+    VERSION,
     is_current,
     load_catalogues,
     needs_translation,
@@ -110,7 +112,9 @@ def test_which_strings_need_a_translation(role, text, needed):
 
 def test_a_rendering_is_current_while_the_catalogue_gives_its_translations():
     texts = [["title", "Keys", "键"], ["tick", "the", None]]
-    metadata = {METADATA_KEY: {"zh_CN": {"image/png": "", "texts": texts}}}
+    metadata = {METADATA_KEY: {"zh_CN": {"image/png": "", "texts": texts, "version": VERSION}}}
+    older = {METADATA_KEY: {"zh_CN": {"image/png": "", "texts": texts, "version": VERSION - 1}}}
+    assert not is_current(older, {"zh_CN": {"Keys": "键"}})
     assert is_current(metadata, {"zh_CN": {"Keys": "键"}})
     assert not is_current(metadata, {"zh_CN": {"Keys": "关键"}})
     assert not is_current(metadata, {"zh_CN": {"Keys": "键", "the": "这"}})
@@ -194,3 +198,19 @@ def test_an_attention_view_is_translated_in_its_menus_headings_and_title_only():
                if translation is None and needs_translation(role, text)]
     assert missing == ["The interactive attention view needs JavaScript; the figures show "
                        "the same weights."]
+
+
+def test_no_glyph_is_missing_from_a_translation_around_a_formula(caplog):
+    """Mathtext draws the words around a formula in one font, without fallback."""
+    fig, ax = plt.subplots(figsize=(4, 1))
+    ax.set_title("One decoding step: the previous state $s_{i-1}$ scores every $h_j$")
+    ax.set_xlabel("Keys")
+    png(fig)
+    translations = {"One decoding step: the previous state $s_{i-%1}$ scores every $h_j$":
+                    "解码的一步：前一个状态 $s_{i-%1}$ 为每个 $h_j$ 打分", "Keys": "键"}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # "Glyph ... missing" is a UserWarning
+        rendering = render_translations(fig, png, {"zh_CN": translations}, cjk_family())
+    assert untranslated(rendering["zh_CN"]) == []
+    assert not [r for r in caplog.records if "does not have a glyph" in r.getMessage()]
+    plt.close(fig)
