@@ -27,6 +27,8 @@ sentence -- and stays as it is unless it mixes a word with a number (``head 3``,
 (``soft``, ``baseline``) is translated when the catalogue has it. Data that a title or a
 text shows (German number words, the example's tokens, proper names) get an entry whose
 translation is the string itself: every string with a word is a translator's decision.
+Strings that differ only in their numbers (``layer 1, head 2``, a score the page computed)
+share one entry, their template ``layer %1, head %2`` (:func:`translate`).
 
 The book's build loads the extension into its kernels (``book/_ext/execute_notebooks.py``);
 students' notebooks never load it, and the pages' code does not change.
@@ -47,7 +49,8 @@ from matplotlib.figure import Figure
 from matplotlib.text import Text
 from matplotlib.ticker import Formatter
 
-__all__ = ["CATALOGUE", "LOCALES_VARIABLE", "METADATA_KEY", "figure_texts", "is_current",
+__all__ = ["CATALOGUE", "DATA_ROLES", "LOCALES_VARIABLE", "METADATA_KEY", "VERSION",
+           "figure_texts", "is_current",
            "load_catalogues", "load_ipython_extension", "needs_translation",
            "render_translations", "template", "translate", "untranslated"]
 
