@@ -121,23 +121,59 @@ def cached_figures():
                     yield str(path.relative_to(REPO)), output
 
 
+def digest(data: str) -> str:
+    return hashlib.sha256(base64.b64decode(data)).hexdigest()
+
+
 def test_the_english_site_shows_the_english_pngs_and_the_chinese_one_the_chinese(site, zh_site):
-    """Image files are named by the SHA-256 of their bytes: the English site's are the
-    outputs' ``image/png`` (which the extension leaves as the inline backend drew them,
-    tests/course/test_figure_translation.py), the Chinese site's their Chinese renderings."""
+    """Output images are named by the SHA-256 of their bytes: each page of the English site
+    shows its outputs' ``image/png`` (which the extension leaves as the inline backend drew
+    them, tests/course/test_figure_translation.py), in order, and the Chinese site their
+    Chinese renderings."""
     zh, _ = zh_site
-    figures = list(cached_figures())
-    assert len(figures) >= 40
-    english_names = {p.name for p in (site / "_images").glob("*.png")}
-    chinese_names = {p.name for p in (zh / "_images").glob("*.png")}
-    for page, output in figures:
-        digest = hashlib.sha256(base64.b64decode(output.data["image/png"])).hexdigest()
-        rendering = output.metadata["image/png"][METADATA_KEY]["zh_CN"]
-        zh_digest = hashlib.sha256(base64.b64decode(rendering["image/png"])).hexdigest()
-        assert f"{digest}.png" in english_names, page
-        assert f"{zh_digest}.png" in chinese_names, page
-        assert untranslated(rendering) == [], page
+    figures: dict[str, list] = {}
+    for page, output in cached_figures():
+        figures.setdefault(page, []).append(output)
+    assert sum(map(len, figures.values())) >= 40
+    for page, outputs in figures.items():
+        html = Path(page).with_suffix(".html")
+        renderings = [o.metadata["image/png"][METADATA_KEY]["zh_CN"] for o in outputs]
+        assert [name(src) for src in images(site / html)] == \
+            [digest(o.data["image/png"]) for o in outputs], page
+        assert [name(src) for src in images(zh / html)] == \
+            [digest(r["image/png"]) for r in renderings], page
+        assert all(untranslated(r) == [] for r in renderings), page
+
+
+def name(src: str) -> str:
+    return Path(src).stem
 
 
 def test_the_figure_catalogue_is_complete_and_up_to_date(site):
     assert figure_strings.main(["--check", "--output-root", str(BOOK_OUTPUT)]) == 0
+
+
+def test_a_page_whose_cached_outputs_are_newer_is_read_again(tmp_path):
+    """book/_ext/sphinx_fresh_outputs.py: execute_notebooks.py re-executes a page whose
+    figures' translations changed, its source unchanged; the next build must read it."""
+    import time
+    from types import SimpleNamespace
+
+    import nbformat
+    from jupyter_cache.base import CacheBundleIn
+    from sphinx_fresh_outputs import pages_with_newer_outputs
+
+    page = tmp_path / "page.md"
+    page.write_text("# A page\n")
+    cache = get_cache(str(tmp_path / "cache"))
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1 + 1")])
+    read_before = time.time_ns() // 1_000 - 10_000_000  # read 10 s before it was cached
+    cache.cache_notebook_bundle(CacheBundleIn(notebook, str(page)), check_validity=False)
+    env = SimpleNamespace(
+        mystnb_config=SimpleNamespace(execution_cache_path=str(tmp_path / "cache")),
+        path2doc=lambda path: "page" if Path(path) == page else None,
+        all_docs={"page": read_before})
+    assert pages_with_newer_outputs(None, env, set(), set(), set()) == ["page"]
+    env.all_docs["page"] = time.time_ns() // 1_000 + 10_000_000  # read after it was cached
+    assert pages_with_newer_outputs(None, env, set(), set(), set()) == []
+    assert pages_with_newer_outputs(None, env, set(), {"page"}, set()) == []
