@@ -68,10 +68,12 @@ book: $(STAMP)
 	@echo "The website is in _build/html/index.html (中文版: _build/html/zh/index.html)"
 
 # After an English page changed: its new or changed messages into locales/zh_CN (new ones
-# untranslated, changed ones fuzzy), for a translator to complete before `make book`.
+# untranslated, changed ones fuzzy), and its figures' new strings into figures.po, for a
+# translator to complete before `make book`.
 translations: $(STAMP)
 	$(BIN)/python book/_ext/execute_notebooks.py --jobs $(JOBS)
 	$(BIN)/python book/_ext/build_translation.py update --language zh_CN
+	$(BIN)/python book/_ext/figure_strings.py
 
 release: $(STAMP)
 	$(BIN)/python -m autograder release

@@ -24,14 +24,16 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-from collections.abc import Sequence
+import re
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 from attention_course.progress import in_book_build
 
-__all__ = ["AttentionView", "attention_view", "javascript_bundle", "BUNDLE_PATH"]
+__all__ = ["AttentionView", "attention_view", "javascript_bundle", "translate_view",
+           "BUNDLE_PATH"]
 
 # Where the built book serves the shared bundle, relative to its _static/ folder.
 BUNDLE_PATH = "attention-view/vega-bundle.js"
@@ -120,11 +122,64 @@ class AttentionView:
             f'<div class="attention-view" id="{self.element_id}" data-attention-view>\n'
             f"<style>{_STYLE}</style>\n"
             f'<div class="attention-view-chart"></div>\n'
-            f"<noscript><p>The interactive attention view needs JavaScript; the figures "
-            f"show the same weights.</p></noscript>\n"
+            f"<noscript><p>{_NOSCRIPT}</p></noscript>\n"
             f'<script type="application/json" class="attention-view-spec">{spec}</script>\n'
             f"{bundle}<script>{_BOOTSTRAP % json.dumps(self.element_id)}</script>\n"
             f"</div>")
+
+
+_NOSCRIPT = "The interactive attention view needs JavaScript; the figures show the same weights."
+_SPEC_ELEMENT = re.compile(
+    r'(<script type="application/json" class="attention-view-spec">)(.*?)(</script>)', re.S)
+
+
+def translate_view(html: str, translate: Callable[[str], str | None]
+                   ) -> tuple[str, list[list[Any]]]:
+    """The HTML of a view (:meth:`AttentionView.to_html`) with its words translated.
+
+    The words are the menus' names (role ``"menu"``), their options -- the examples' names
+    (``"menu option"``) --, the columns' headings (``"heading"``), the title (``"title"``)
+    and the message shown without JavaScript (``"text"``); tokens and weights are data.
+
+    Args:
+        html: The view's HTML, as executed (English).
+        translate: English string -> its translation, or None if there is none.
+
+    Returns:
+        The translated HTML (an untranslated string stays as it is), and the record
+        ``[role, English string, translation or None]`` of every string.
+    """
+    record: list[list[Any]] = []
+
+    def put(role: str, text: str) -> str:
+        translation = translate(text)
+        record.append([role, text, translation])
+        return text if translation is None else translation
+
+    found = _SPEC_ELEMENT.search(html)
+    if found is None:
+        return html, record
+    spec = json.loads(found.group(2).replace("<\\/", "</"))
+    for param in spec.get("params", []):
+        bind = param.get("bind")
+        if bind is not None:
+            bind["name"] = put("menu", bind["name"].rstrip()) + " "
+            if "labels" in bind:
+                bind["labels"] = [put("menu option", label) for label in bind["labels"]]
+    for layer in spec.get("layer", []):
+        for row in layer.get("data", {}).get("values", []):
+            if isinstance(row.get("t"), str):
+                row["t"] = put("heading", row["t"])
+    title = spec.get("title")
+    if isinstance(title, dict) and isinstance(title.get("text"), str):
+        title["text"] = put("title", title["text"])
+    elif isinstance(title, str):
+        spec["title"] = put("title", title)
+    text = json.dumps(spec, sort_keys=True, separators=(",", ":")).replace("</", "<\\/")
+    html = html[:found.start(2)] + text + html[found.end(2):]
+    html = html.replace(f"<noscript><p>{_NOSCRIPT}</p>",
+                        f"<noscript><p>{put('text', _NOSCRIPT)}</p>")
+    return html, record
 
 
 # The menus above the chart, in the page's font and colours; the view scrolls inside its

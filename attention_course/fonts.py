@@ -20,7 +20,7 @@ from pathlib import Path
 import matplotlib as mpl
 from matplotlib import font_manager
 
-__all__ = ["CJK_FAMILIES", "cjk_font_file", "use_cjk_font"]
+__all__ = ["CJK_FAMILIES", "cjk_family", "cjk_font_file", "use_cjk_font"]
 
 CJK_FAMILIES = (
     "WenQuanYi Micro Hei",
@@ -42,6 +42,19 @@ def cjk_font_file() -> Path | None:
     return path if path.is_file() else None
 
 
+def cjk_family() -> str | None:
+    """The first family of :data:`CJK_FAMILIES` Matplotlib knows, or None.
+
+    Registers the packaged font (see :func:`cjk_font_file`) with the font manager, but
+    leaves ``rcParams`` as they are: texts drawn so far and from now on keep their fonts.
+    """
+    path = cjk_font_file()
+    if path is not None:
+        font_manager.fontManager.addfont(str(path))
+    known = {entry.name for entry in font_manager.fontManager.ttflist}
+    return next((name for name in CJK_FAMILIES if name in known), None)
+
+
 def use_cjk_font() -> str | None:
     """Make Matplotlib able to draw Chinese characters, if a suitable font exists.
 
@@ -53,11 +66,7 @@ def use_cjk_font() -> str | None:
         The family name used, or None if no font with Chinese glyphs was found (then
         nothing is changed, and labels should avoid Chinese characters).
     """
-    path = cjk_font_file()
-    if path is not None:
-        font_manager.fontManager.addfont(str(path))
-    known = {entry.name for entry in font_manager.fontManager.ttflist}
-    family = next((name for name in CJK_FAMILIES if name in known), None)
+    family = cjk_family()
     if family is None:
         return None
     # Matplotlib falls back from one entry of font.family to the next for a missing

@@ -56,13 +56,17 @@ def overrides(language: str | None, cache: Path, **extra) -> dict:
     return settings
 
 
-def sphinx_build(outdir: Path, doctrees: Path, builder: str, settings: dict) -> int:
-    """One build with jupyter-book's configuration (``_config.yml``, ``_toc.yml``)."""
+def sphinx_build(outdir: Path, doctrees: Path, builder: str, settings: dict,
+                 strict: bool = False) -> int:
+    """One build with jupyter-book's configuration (``_config.yml``, ``_toc.yml``);
+    ``strict``: any warning (e.g. a figure's string without its translation) fails it,
+    after every warning has been reported."""
     from jupyter_book.sphinx import build_sphinx
 
     result = build_sphinx(str(REPO), str(outdir), noconfig=True,
                           path_config=str(REPO / "_config.yml"), confoverrides=settings,
-                          doctreedir=str(doctrees), builder=builder)
+                          doctreedir=str(doctrees), builder=builder,
+                          warningiserror=strict, keep_going=strict)
     return result if isinstance(result, int) else 1
 
 
@@ -71,7 +75,7 @@ def build(language: str, output_root: Path) -> int:
     build_dir = output_root / "_build"
     outdir = build_dir / language / "html"
     status = sphinx_build(outdir, build_dir / language / ".doctrees", "html",
-                          overrides(language, build_dir / ".jupyter_cache"))
+                          overrides(language, build_dir / ".jupyter_cache"), strict=True)
     if status != 0:
         return status
     published = build_dir / "html" / SITE_FOLDERS[language]

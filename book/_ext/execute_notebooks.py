@@ -8,6 +8,12 @@ the cache the build reads (``execute_notebooks: cache`` in ``_config.yml``): the
 then finds them all there. A notebook is read exactly as MyST-NB reads it, so that the
 cache recognises it; one that fails stops the script with its traceback.
 
+The kernels load the IPython extension :mod:`attention_course.figure_translation`, which
+stores with every figure its renderings in the languages of
+``locales/*/LC_MESSAGES/figures.po``; the pages' code, by which the cache knows a notebook,
+is unchanged. A cached notebook whose figures lack a rendering, or were translated with
+other translations than the catalogues give today, is executed again.
+
     python book/_ext/execute_notebooks.py [--jobs 2] [--output-root .]
 """
 
@@ -30,10 +36,13 @@ from myst_nb.core.read import read_myst_markdown_notebook
 from myst_parser.config.main import MdParserConfig
 from toc import is_notebook, toc_pages  # book/_ext/toc.py, beside this script
 
+from attention_course import figure_translation
 from attention_course.progress import BUILD_VARIABLE  # progress bars read it
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 TIMES_FILE = ".execution-times.json"       # in the cache's folder: seconds per page, last build
+# every kernel renders each figure in the catalogues' languages too
+KERNEL_ARGUMENTS = [f"--IPKernelApp.extra_extensions={figure_translation.__name__}"]
 
 
 def book_pages(root: Path) -> list[Path]:
@@ -62,13 +71,26 @@ def read_notebook(path: Path) -> nbformat.NotebookNode:
 def _execute(path: str, timeout: int, threads: int) -> tuple[str, dict, float, str | None]:
     """Run in a worker process: execute one notebook in its own folder."""
     os.environ[BUILD_VARIABLE] = "1"
+    os.environ[figure_translation.LOCALES_VARIABLE] = str(ROOT / "locales")
     for variable in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[variable] = str(threads)
     notebook = read_notebook(Path(path))
     result = single_nb_execution(notebook, cwd=str(Path(path).parent), timeout=timeout,
-                                 allow_errors=False, meta_override=True)
+                                 allow_errors=False, meta_override=True,
+                                 extra_arguments=KERNEL_ARGUMENTS)
     error = None if result.err is None else (result.exc_string or repr(result.err))
     return path, dict(notebook), result.time, error
+
+
+def figures_are_current(notebook: nbformat.NotebookNode,
+                        catalogues: dict[str, dict[str, str]]) -> bool:
+    """Whether every figure of an executed notebook has its renderings in the languages of
+    ``catalogues``, made with the translations they give today."""
+    return all(figure_translation.is_current(output.get("metadata", {}).get("image/png", {}),
+                                             catalogues)
+               for cell in notebook.cells if cell.cell_type == "code"
+               for output in cell.get("outputs", [])
+               if "image/png" in output.get("data", {}))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -85,11 +107,15 @@ def main(argv: list[str] | None = None) -> int:
     times_path = cache_dir / TIMES_FILE
     times = json.loads(times_path.read_text()) if times_path.exists() else {}
 
+    catalogues = figure_translation.load_catalogues(ROOT / "locales")
     outdated = []
     for path in book_pages(ROOT):
         try:
-            cache.match_cache_notebook(read_notebook(path))
+            record = cache.match_cache_notebook(read_notebook(path))
         except KeyError:
+            outdated.append(path)
+            continue
+        if not figures_are_current(cache.get_cache_bundle(record.pk).nb, catalogues):
             outdated.append(path)
     if not outdated:
         print("every notebook's outputs are cached")

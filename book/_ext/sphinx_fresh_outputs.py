@@ -1,0 +1,48 @@
+"""Sphinx extension: a page is read again when its cached outputs are newer than the page.
+
+Sphinx reads a page again when its source changed; MyST-NB then takes its outputs from the
+jupyter cache. But ``execute_notebooks.py`` also executes pages whose source did not
+change: those whose figures' translations are out of date (``figures.po`` changed, see
+``attention_course/figure_translation.py``). Without this extension an incremental build,
+English or Chinese, would keep showing their old outputs. It adds to Sphinx's outdated
+documents every notebook page whose cache record was written after the page was last read.
+"""
+
+from __future__ import annotations
+
+import datetime
+from pathlib import Path
+
+from sphinx.application import Sphinx
+from sphinx.environment import BuildEnvironment
+
+
+def _microseconds(moment: datetime.datetime) -> int:
+    """A cache record's time (naive UTC, as SQLite returns it) in Sphinx's unit."""
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=datetime.UTC)
+    return int(moment.timestamp() * 1_000_000)
+
+
+def pages_with_newer_outputs(app: Sphinx, env: BuildEnvironment, added: set[str],
+                             changed: set[str], removed: set[str]) -> list[str]:
+    from jupyter_cache import get_cache
+
+    config = getattr(env, "mystnb_config", None)
+    if config is None or not config.execution_cache_path \
+            or not Path(config.execution_cache_path).is_dir():
+        return []
+    newer = []
+    for record in get_cache(config.execution_cache_path).list_cache_records():
+        docname = env.path2doc(record.uri) if record.uri else None
+        if docname is None or docname in added or docname in changed:
+            continue
+        read = env.all_docs.get(docname)
+        if read is not None and _microseconds(record.created) > read:
+            newer.append(docname)
+    return newer
+
+
+def setup(app: Sphinx) -> dict:
+    app.connect("env-get-outdated", pages_with_newer_outputs)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

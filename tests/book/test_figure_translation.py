@@ -1,0 +1,179 @@
+"""The book's figures in Chinese: the Chinese build shows the Chinese renderings the
+notebooks' one execution stored, executes nothing, and the English site is unchanged.
+
+The Chinese site is built here with ``sphinx-build -D language=zh_CN`` from the
+configuration ``jupyter-book config sphinx`` writes, reading the cache the English build
+(the ``site`` fixture) filled.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from jupyter_cache import get_cache
+
+from attention_course.figure_translation import METADATA_KEY, untranslated
+from tests.conftest import BOOK_OUTPUT, REPO
+
+sys.path.insert(0, str(REPO / "book" / "_ext"))
+import figure_strings  # noqa: E402  (book/_ext is not a package)
+from execute_notebooks import book_pages, read_notebook  # noqa: E402
+
+pytestmark = pytest.mark.xdist_group("book")
+
+PAGE = "book/traditional/attention-module"
+
+
+@pytest.fixture(scope="session")
+def zh_site(site, tmp_path_factory) -> tuple[Path, str]:
+    """(the Chinese site, its build's log), from the English build's cache."""
+    out = tmp_path_factory.mktemp("zh")
+    conf = out / "conf"
+    conf.mkdir()
+    bin_dir = Path(sys.executable).parent
+    subprocess.run([str(bin_dir / "jupyter-book"), "config", "sphinx", str(REPO)], cwd=conf,
+                   check=True, capture_output=True)
+    (REPO / "conf.py").replace(conf / "conf.py")
+    (conf / "book").symlink_to(REPO / "book")  # paths in conf.py are relative to its folder
+    env = {**os.environ, "PYTHONPATH": str(REPO / "book" / "_ext")}
+    result = subprocess.run(
+        [str(bin_dir / "sphinx-build"), "-b", "html", "-c", str(conf), "-d",
+         str(out / "doctrees"), "-D", "language=zh_CN",
+         "-D", f"locale_dirs={REPO / 'locales'}", "-D", "gettext_compact=0",
+         "-D", "gettext_auto_build=0",  # read the committed .mo files, write none
+         "-D", f"nb_execution_cache_path={BOOK_OUTPUT / '_build' / '.jupyter_cache'}",
+         str(REPO), str(out / "html")],
+        capture_output=True, text=True, timeout=1800, env=env, cwd=REPO, check=False)
+    log = result.stdout + result.stderr
+    assert result.returncode == 0, log[-3000:]
+    return out / "html", log
+
+
+def images(html: Path) -> list[str]:
+    return re.findall(r'<img[^>]+src="([^"]+/_images/[0-9a-f]{64}\.png)"', html.read_text())
+
+
+def test_the_chinese_build_executes_nothing_and_misses_no_translation(zh_site):
+    """The Chinese build reads every output from the cache, and finds every figure and view
+    string translated (else warnings of these types)."""
+    _, log = zh_site
+    assert "Executing notebook" not in log and "Using cached notebook" in log
+    warnings = [line for line in log.splitlines() if "WARNING" in line
+                and ("mystnb.figure_i18n" in line or "attention_view.i18n" in line)]
+    assert not warnings, "\n".join(warnings)
+
+
+def test_the_views_menus_and_headings_are_translated_in_the_chinese_build(site, zh_site):
+    zh, _ = zh_site
+    page = "book/traditional/encoder-decoder.html"
+    english, chinese = views(site / page), views(zh / page)
+    assert len(english) == len(chinese) >= 1
+    for en, cn in zip(english, chinese, strict=True):
+        assert menus(en) == ["example"] and menus(cn) == ["例子"]
+        assert headings(en) == ["output tokens", "source words"]
+        assert headings(cn) == ["输出词元", "源语词"]
+        labels = [p["bind"]["labels"] for p in cn["params"] if "bind" in p][0]
+        assert labels[0].endswith("（德语）"), labels
+        assert cn["datasets"] == en["datasets"], "tokens and weights are data"
+
+
+def views(page: Path) -> list[dict]:
+    """The Vega-Lite specifications of a page's interactive views."""
+    found = re.findall(r'class="attention-view-spec">(.*?)</script>', page.read_text(), re.S)
+    return [json.loads(spec.replace("<\\/", "</")) for spec in found]
+
+
+def menus(spec: dict) -> list[str]:
+    return [p["bind"]["name"].strip() for p in spec["params"] if "bind" in p]
+
+
+def headings(spec: dict) -> list[str]:
+    return [row["t"] for layer in spec["layer"]
+            for row in layer.get("data", {}).get("values", [])]
+
+
+def test_chinese_figures_replace_english_ones(site, zh_site):
+    zh, _ = zh_site
+    english = images(site / f"{PAGE}.html")
+    chinese = images(zh / f"{PAGE}.html")
+    assert len(english) == len(chinese) >= 2
+    assert not set(english) & set(chinese), "every figure of the page carries text"
+    for src in chinese:
+        assert (zh / "book/traditional" / src).resolve().is_file(), src
+
+
+def cached_figures():
+    """(page, output) of every figure of the executed book."""
+    cache = get_cache(str(BOOK_OUTPUT / "_build" / ".jupyter_cache"))
+    for path in book_pages(REPO):
+        record = cache.match_cache_notebook(read_notebook(path))
+        for cell in cache.get_cache_bundle(record.pk).nb.cells:
+            for output in cell.get("outputs", []):
+                if "image/png" in output.get("data", {}):
+                    yield str(path.relative_to(REPO)), output
+
+
+def digest(data: str) -> str:
+    return hashlib.sha256(base64.b64decode(data)).hexdigest()
+
+
+def test_the_english_site_shows_the_english_pngs_and_the_chinese_one_the_chinese(site, zh_site):
+    """Output images are named by the SHA-256 of their bytes: each page of the English site
+    shows its outputs' ``image/png`` (which the extension leaves as the inline backend drew
+    them, tests/course/test_figure_translation.py), in order, and the Chinese site their
+    Chinese renderings."""
+    zh, _ = zh_site
+    figures: dict[str, list] = {}
+    for page, output in cached_figures():
+        figures.setdefault(page, []).append(output)
+    assert sum(map(len, figures.values())) >= 40
+    for page, outputs in figures.items():
+        html = Path(page).with_suffix(".html")
+        renderings = [o.metadata["image/png"][METADATA_KEY]["zh_CN"] for o in outputs]
+        assert [name(src) for src in images(site / html)] == \
+            [digest(o.data["image/png"]) for o in outputs], page
+        assert [name(src) for src in images(zh / html)] == \
+            [digest(r["image/png"]) for r in renderings], page
+        assert all(untranslated(r) == [] for r in renderings), page
+
+
+def name(src: str) -> str:
+    return Path(src).stem
+
+
+def test_the_figure_catalogue_is_complete_and_up_to_date(site):
+    assert figure_strings.main(["--check", "--output-root", str(BOOK_OUTPUT)]) == 0
+
+
+def test_a_page_whose_cached_outputs_are_newer_is_read_again(tmp_path):
+    """book/_ext/sphinx_fresh_outputs.py: execute_notebooks.py re-executes a page whose
+    figures' translations changed, its source unchanged; the next build must read it."""
+    import time
+    from types import SimpleNamespace
+
+    import nbformat
+    from jupyter_cache.base import CacheBundleIn
+    from sphinx_fresh_outputs import pages_with_newer_outputs
+
+    page = tmp_path / "page.md"
+    page.write_text("# A page\n")
+    cache = get_cache(str(tmp_path / "cache"))
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1 + 1")])
+    read_before = time.time_ns() // 1_000 - 10_000_000  # read 10 s before it was cached
+    cache.cache_notebook_bundle(CacheBundleIn(notebook, str(page)), check_validity=False)
+    env = SimpleNamespace(
+        mystnb_config=SimpleNamespace(execution_cache_path=str(tmp_path / "cache")),
+        path2doc=lambda path: "page" if Path(path) == page else None,
+        all_docs={"page": read_before})
+    assert pages_with_newer_outputs(None, env, set(), set(), set()) == ["page"]
+    env.all_docs["page"] = time.time_ns() // 1_000 + 10_000_000  # read after it was cached
+    assert pages_with_newer_outputs(None, env, set(), set(), set()) == []
+    assert pages_with_newer_outputs(None, env, set(), {"page"}, set()) == []
