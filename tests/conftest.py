@@ -149,30 +149,28 @@ def site() -> Path:
         command += ["--path-output", str(BOOK_OUTPUT)]
     result = subprocess.run(command, capture_output=True, text=True, timeout=1800, check=False)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    warnings = [line for line in (result.stdout + result.stderr).splitlines()
-                if "WARNING" in line and not any(ok in line for ok in EXPLAINED_WARNINGS)]
-    assert not warnings, "\n".join(warnings)
-    # Every notebook was executed ahead, in parallel: the build only reads the cache.
-    executed_by_the_build = [line for line in result.stdout.splitlines()
-                             if "Executed notebook in" in line]
-    assert not executed_by_the_build, (
-        "jupyter-book executed notebooks that execute_notebooks.py had cached "
-        "(the cache did not recognise them):\n" + "\n".join(executed_by_the_build))
+    assert_read_only_the_cache(result, "jupyter-book executed notebooks that "
+                               "execute_notebooks.py had cached (the cache did not recognise them)")
     # The Chinese site, from the same pages and the same cached outputs (make book's last step).
     translated = subprocess.run([sys.executable, str(REPO / "book/_ext/build_translation.py"),
                                  "build", "--language", "zh_CN",
                                  "--output-root", str(BOOK_OUTPUT)],
                                 capture_output=True, text=True, timeout=1800, check=False)
     assert translated.returncode == 0, translated.stdout[-3000:] + translated.stderr[-3000:]
-    warnings = [line for line in (translated.stdout + translated.stderr).splitlines()
+    assert_read_only_the_cache(translated, "the Chinese build executed notebooks (it must read "
+                               "the English build's cache)")
+    return BOOK_OUTPUT / "_build" / "html"
+
+
+def assert_read_only_the_cache(build: subprocess.CompletedProcess, executed: str) -> None:
+    """A build printed no unexplained warning and executed no notebook: every notebook was
+    executed ahead, in parallel, and the build only read the cache (else ``executed``)."""
+    warnings = [line for line in (build.stdout + build.stderr).splitlines()
                 if "WARNING" in line and not any(ok in line for ok in EXPLAINED_WARNINGS)]
     assert not warnings, "\n".join(warnings)
-    executed_by_the_build = [line for line in translated.stdout.splitlines()
+    executed_by_the_build = [line for line in build.stdout.splitlines()
                              if "Executed notebook in" in line]
-    assert not executed_by_the_build, (
-        "the Chinese build executed notebooks (it must read the English build's cache):\n"
-        + "\n".join(executed_by_the_build))
-    return BOOK_OUTPUT / "_build" / "html"
+    assert not executed_by_the_build, f"{executed}:\n" + "\n".join(executed_by_the_build)
 
 
 # Debian's Chromium, driven by Playwright from PyPI (Playwright's own browser download is not

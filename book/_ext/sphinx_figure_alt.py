@@ -31,9 +31,9 @@ DESCRIPTIONS = {
 def describe_output_figures(app: Sphinx, doctree: nodes.document, docname: str) -> None:
     plain, in_section = DESCRIPTIONS.get(app.config.language or "en", DESCRIPTIONS["en"])
     for image in doctree.findall(nodes.image):
-        if image.get("alt") or not any(is_cell_output(a) for a in _ancestors(image)):
+        if image.get("alt") or not any(is_cell_output(a) for a in ancestors(image)):
             continue
-        section = next((a for a in _ancestors(image) if isinstance(a, nodes.section)), None)
+        section = next((a for a in ancestors(image) if isinstance(a, nodes.section)), None)
         image["alt"] = (in_section.format(title=plain_text(section[0])) if section is not None
                         else plain)
 
@@ -50,7 +50,8 @@ def plain_text(node: nodes.Node) -> str:
     return text(node)
 
 
-def _ancestors(node: nodes.Node):
+def ancestors(node: nodes.Node):
+    """The node's parent, its parent's parent, ... up to the document."""
     node = node.parent
     while node is not None:
         yield node

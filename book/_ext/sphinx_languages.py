@@ -34,6 +34,7 @@ from sphinx.locale import init as init_locale
 from sphinx.transforms import SphinxTransform
 from sphinx.util.i18n import docname_to_domain
 from sphinx.util.nodes import NodeMatcher
+from sphinx_figure_alt import ancestors, is_cell_output  # book/_ext, beside this one
 
 TEMPLATES = Path(__file__).parent / "templates"
 
@@ -97,10 +98,6 @@ def switch_context(app: Sphinx, pagename: str, templatename: str, context: dict,
     context["metatags"] = context.get("metatags", "") + alternates
 
 
-def is_cell_output(node: nodes.Node) -> bool:
-    return isinstance(node, nodes.container) and "cell_output" in node.get("classes", [])
-
-
 class KeepOutputsShared(SphinxTransform):
     """Take outputs' text and the front matter out of translation (figures' alt text stays).
 
@@ -111,12 +108,11 @@ class KeepOutputsShared(SphinxTransform):
     default_priority = 15
 
     def apply(self, **kwargs) -> None:
-        untranslated = [node for output in self.document.findall(is_cell_output)
-                        for node in output.findall(nodes.TextElement)]
-        untranslated += [field_list for field_list in self.document.children
-                         if isinstance(field_list, nodes.field_list)]
-        for node in untranslated:
-            for element in node.findall(nodes.TextElement):
+        shared = [*self.document.findall(is_cell_output),
+                  *(child for child in self.document.children
+                    if isinstance(child, nodes.field_list))]
+        for root in shared:
+            for element in root.findall(nodes.TextElement):
                 element["translatable"] = False
 
 
@@ -161,8 +157,6 @@ class FinishTranslation(SphinxTransform):
                  and not (isinstance(node, nodes.image) and node.get("alt") in translations)]
         if found:
             missing[docname] = found
-        else:
-            missing.pop(docname, None)
 
 
 def message_of(node: nodes.Element) -> str:
@@ -173,20 +167,14 @@ def message_of(node: nodes.Element) -> str:
 
 def in_translated_text(node: nodes.Element) -> bool:
     """An image inside a translated paragraph: its alt text came with the translation."""
-    return any(parent.get("translated") for parent in _ancestors(node))
-
-
-def _ancestors(node: nodes.Node):
-    while node.parent is not None:
-        node = node.parent
-        yield node
+    return any(parent.get("translated") for parent in ancestors(node))
 
 
 def init_missing(app: Sphinx, env, docnames) -> None:
+    """The pages' missing messages, kept with the environment (a page read again was
+    forgotten first: ``env-purge-doc``)."""
     if not hasattr(env, "course_untranslated"):
         env.course_untranslated = {}
-    for docname in docnames:
-        env.course_untranslated.pop(docname, None)
 
 
 def forget_page(app: Sphinx, env, docname: str) -> None:
