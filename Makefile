@@ -81,13 +81,14 @@ release: $(STAMP)
 validate: $(STAMP) sandbox-tools
 	$(BIN)/python -m autograder validate --jobs $(JOBS)
 
-# nbgrader's formgrader (JupyterLab with nbgrader's server extension) on the course directory
-# COURSE_ROOT and its gradebook: $AUTOGRADER_DB if set, as for `python -m autograder`
-# (nbgrader_config.py reads it), else gradebook.db. Bound to localhost; open the URL it prints.
+# nbgrader's formgrader, alone on a Jupyter server (autograder/formgrader/: no notebooks,
+# kernels or terminals; students' work shown inert), on the course directory COURSE_ROOT and
+# its gradebook: $AUTOGRADER_DB if set, as for `python -m autograder` (nbgrader_config.py
+# reads it), else gradebook.db. Bound to localhost; open the URL it prints.
 COURSE_ROOT     ?= .
 FORMGRADER_PORT ?= 8888
 formgrader: $(STAMP)
-	cd $(COURSE_ROOT) && $(abspath $(BIN))/jupyter lab --no-browser --ip=127.0.0.1 --port=$(FORMGRADER_PORT) --ServerApp.root_dir=. --LabApp.default_url=/formgrader $(if $(filter 0,$(shell id -u)),--allow-root)
+	cd $(COURSE_ROOT) && $(abspath $(BIN))/python -m autograder.formgrader --port=$(FORMGRADER_PORT) $(if $(filter 0,$(shell id -u)),--allow-root)
 
 # ruff, then the grader's layers (import-linter's contracts in pyproject.toml).
 lint: $(STAMP)

@@ -8,6 +8,7 @@ it leaves running there is reaped (:mod:`autograder.sandbox.reaping`) when it en
 
 from __future__ import annotations
 
+import hashlib
 import shutil
 import subprocess
 from pathlib import Path
@@ -25,6 +26,14 @@ from .forkserver import GradingProcess
 STARTUP_ALLOWANCE = 90   # seconds a grading process may spend starting nbgrader and a kernel
 
 
+def workspace_name(student: str, assignment: str) -> str:
+    """The folder (in a batch's scratch folder) where a submission is graded. The student's
+    id is kept out of it: an id is whatever a folder of ``submitted/`` is called (``:`` would
+    split the Jupyter path the sandbox's kernelspec is found on; a leading ``-`` reads as an
+    option), and only a digest of it names the folder."""
+    return f"{hashlib.sha256(student.encode()).hexdigest()[:20]}--{assignment}"
+
+
 def grade_submission(course: Course, student: str, assignment: str, snapshot: Path,
                      timeout: int, scratch: Path, threads: int = 1) -> tuple[Outcome, Path]:
     """Grade one submission, twice if anything abnormal happened the first time; returns
@@ -39,7 +48,7 @@ def grade_submission(course: Course, student: str, assignment: str, snapshot: Pa
     higher score is kept (on a tie, one without anything abnormal, else the later one);
     both attempts are in ``Outcome.attempts``, for the instructor's report.
     """
-    workspace = scratch / f"{student}--{assignment}"
+    workspace = scratch / workspace_name(student, assignment)
     if workspace.exists():
         shutil.rmtree(workspace)
     first = run_child(course, student, assignment, snapshot, timeout, workspace / "first",
@@ -72,12 +81,13 @@ def run_child(course: Course, student: str, assignment: str, snapshot: Path, tim
         shutil.rmtree(workspace)
     workspace.mkdir(parents=True)
     output = workspace / "outcome.json"
-    argv = ["--root", str(course.root), "--assignment", assignment, "--student", student,
-            "--gradebook", str(snapshot), "--timeout", str(timeout), "--output", str(output),
-            "--workspace", str(workspace), "--threads", str(threads)]
+    # --option=value: an id or a path may begin with "-"
+    argv = [f"--root={course.root}", f"--assignment={assignment}", f"--student={student}",
+            f"--gradebook={snapshot}", f"--timeout={timeout}", f"--output={output}",
+            f"--workspace={workspace}", f"--threads={threads}"]
     kernels = zygote.for_this_thread()
     if kernels is not None:
-        argv += ["--zygote", str(kernels.folder)]
+        argv.append(f"--zygote={kernels.folder}")
     # Each run of the notebook may take `timeout`; a dead kernel costs a fresh run.
     wall = timeout * (ExecuteSurvivingCrashes.max_fresh_runs.default_value + 2) \
         + STARTUP_ALLOWANCE

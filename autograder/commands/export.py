@@ -10,7 +10,8 @@ A cell that awaits a person's grade also has ``"needs_manual_grade": true``.
 CSV: one row per student and assignment — ``student_id, assignment, score, max_score`` — then
 one column per graded cell, named ``<assignment>:<grade_id>`` (empty on other assignments'
 rows). Every student in the gradebook appears for every assignment; a missing submission
-scores 0.
+scores 0. Text a spreadsheet would take for a formula (a student id beginning with ``=``)
+is written as text (:mod:`autograder.course.spreadsheet`).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from pathlib import Path
 from nbgrader.api import Gradebook
 
 from ..course import Course
+from ..course.spreadsheet import to_cell
 from ..submission.gradebook import expected_cells, grades_of
 
 
@@ -70,11 +72,13 @@ def write_csv(scores: dict, path: Path) -> None:
                            for grade_id in result["cells"]})
     with path.open("w", newline="") as handle:
         writer = csv.writer(handle, quoting=csv.QUOTE_MINIMAL)
-        writer.writerow(["student_id", "assignment", "score", "max_score", *cell_columns])
+        writer.writerow(map(to_cell, ["student_id", "assignment", "score", "max_score",
+                                      *cell_columns]))
         for student, assignment, result in rows:
             cells = {f"{assignment}:{g}": c["score"] for g, c in result["cells"].items()}
-            writer.writerow([student, assignment, result["score"], result["max_score"],
-                             *[cells.get(column, "") for column in cell_columns]])
+            writer.writerow(map(to_cell, [student, assignment, result["score"],
+                                          result["max_score"],
+                                          *[cells.get(column, "") for column in cell_columns]]))
 
 
 def export(course: Course, csv_path: str | Path | None = None,

@@ -7,6 +7,12 @@ mistake that best explains the failures, see :mod:`autograder.proving.diagnosis`
 test whether it passed, failed, timed out or could not run, with the reason. The page's own
 words are in the language of the notebook handed in (the outcome's ``language``: English, or
 Chinese for ``<assignment>.zh_CN.ipynb``), from a gettext catalogue.
+
+Nothing a student handed in can act in these pages (:mod:`autograder.display`): the
+annotated notebooks are rendered inert by nbgrader with the course's exporter, the summary
+escapes everything and runs no script, both carry a Content-Security-Policy, and the
+folder keeps only the pages and the assignment's released files (a student's other files
+stay in ``submitted/``). MathJax, for the notebooks' formulas, is in ``feedback/_static/``.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from pathlib import Path
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 from jinja2 import Environment, select_autoescape
+from markupsafe import Markup
 from nbgrader.api import Gradebook
 
 from ..course import Course, Outcome
@@ -30,6 +37,7 @@ from ..course.outcome import (
     STATUSES,
     load_outcome,
 )
+from ..display import csp, mathjax
 from ..proving.diagnosis import catalogue_mistakes, diagnose
 from ..submission import settings
 from ..submission.gradebook import with_hand_grades
@@ -40,6 +48,7 @@ from ..submission.gradebook import with_hand_grades
 _SOURCE = """\
 <!DOCTYPE html>
 <html lang="{{ lang }}"><head><meta charset="utf-8">
+{{ policy }}
 <title>{{ _("%(assignment)s — feedback for %(student)s", assignment=o.assignment,
             student=o.student) }}</title>
 <style>
@@ -71,7 +80,7 @@ one, in fact):") }}{% else %}{{ _("Your results match a mistake many students ma
 {% if c.comment %}<p class="comment">{{ c.comment }}</p>{% endif %}</td></tr>
 {% endfor %}</table>
 {% if notebooks %}<h2>{{ _("Your notebook, as graded") }}</h2><ul>
-{% for nb in notebooks %}<li><a href="{{ nb }}.html">{{ nb }}</a></li>{% endfor %}</ul>
+{% for nb in notebooks %}<li><a href="./{{ nb|urlencode }}.html">{{ nb }}</a></li>{% endfor %}</ul>
 <p>{{ _("Hidden tests are not shown; their result and message are.") }}</p>{% endif %}
 </body></html>
 """
@@ -120,6 +129,7 @@ def render_summary(outcome: Outcome, notebooks: list[str], hints: list[str] = ()
     words = translations(language)
     return _template(language).render(
         o=outcome, max_score=outcome.max_score, notebooks=notebooks, colours=STATUS_COLOURS,
+        policy=Markup(csp.meta(csp.PAGE)),
         pending=pending, hints=list(hints), lang=html_language(language),
         statuses={status: words.gettext(status) for status in STATUSES})
 
@@ -133,27 +143,57 @@ def _hints(course: Course, outcome: Outcome, cache: dict) -> list[str]:
     return [m.hint for m in diagnose(outcome, cache[outcome.assignment]).mistakes]
 
 
+def _keep_only(target: Path, pages: set[str], released: Path) -> None:
+    """Remove from the feedback folder ``target`` every file that is neither one of
+    ``pages`` nor a file the assignment's release (``released``) holds: what nbgrader
+    copied there of the student's own files (an HTML or SVG file could run a script if
+    opened)."""
+    for path in sorted(target.rglob("*"), reverse=True):
+        relative = path.relative_to(target)
+        if path.is_dir() and not path.is_symlink():
+            if not any(path.iterdir()):
+                path.rmdir()
+        elif str(relative) not in pages and (path.suffix == ".ipynb"
+                                             or not (released / relative).is_file()):
+            path.unlink()
+
+
+def _annotate(course: Course, api, assignment: str, students: list[str]) -> None:
+    """nbgrader's annotated notebooks of ``assignment`` for every student, in one run of
+    its ``generate_feedback`` (for every student at once: it finds their ids from the
+    folders, where asking for one student would strip whitespace around the id). Each
+    student's old annotated notebooks go first, so what exists afterwards was rendered now."""
+    for student in students:
+        for notebook in course.notebook_names(assignment):
+            (course.feedback / student / assignment / f"{notebook}.html").unlink(missing_ok=True)
+    api.generate_feedback(assignment, force=True)
+
+
 def feedback(course: Course, assignments: list[str] | None = None) -> list[Path]:
     """Write feedback for every graded submission of ``assignments``; return the pages."""
     wanted = set(assignments or course.assignments())
+    reports = [r for r in sorted(course.autograded.glob(f"*/*/{OUTCOME_FILE}"))
+               if r.parent.name in wanted]
     api = settings.api(course)
     pages, mistakes = [], {}
-    for report in sorted(course.autograded.glob(f"*/*/{OUTCOME_FILE}")):
+    for assignment in sorted({report.parent.name for report in reports}):
+        mathjax.install(course.feedback / "_static")
+        _annotate(course, api, assignment,
+                  [r.parent.parent.name for r in reports if r.parent.name == assignment])
+    for report in reports:
         student, assignment = report.parent.parent.name, report.parent.name
-        if assignment not in wanted:
-            continue
         with Gradebook(course.db_url) as gb:
             outcome = with_hand_grades(gb, load_outcome(course, student, assignment))
         target = course.feedback / student / assignment
-        graded = sorted(p.stem for p in report.parent.glob("*.ipynb"))
-        if graded:
-            result = api.generate_feedback(assignment, student, force=True)
-            if not result["success"]:
-                outcome.reasons.append("the annotated notebook could not be rendered")
-                graded = []
+        notebooks = set(course.notebook_names(assignment))
+        handed_in = sorted(p.stem for p in report.parent.glob("*.ipynb") if p.stem in notebooks)
+        graded = [nb for nb in handed_in if (target / f"{nb}.html").exists()]
+        if graded != handed_in:
+            outcome.reasons.append("the annotated notebook could not be rendered")
         target.mkdir(parents=True, exist_ok=True)
-        (target / OUTCOME_FILE).unlink(missing_ok=True)   # nbgrader copies it; it is for us
         page = target / "index.html"
         page.write_text(render_summary(outcome, graded, _hints(course, outcome, mistakes)))
+        _keep_only(target, {page.name, *(f"{nb}.html" for nb in graded)},
+                   course.release / assignment)
         pages.append(page)
     return pages

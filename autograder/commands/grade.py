@@ -32,7 +32,7 @@ from ..batch import forkserver
 from ..batch.cluster import grading_cluster
 from ..batch.recorder import record, snapshot_gradebook
 from ..batch.submissions import find_submissions, is_recorded, longest_first
-from ..batch.supervise import grade_submission
+from ..batch.supervise import grade_submission, workspace_name
 from ..course import Course, Outcome
 from ..course.defaults import DEFAULT_TIMEOUT
 from ..course.outcome import load_outcome
@@ -89,7 +89,8 @@ def grade(course: Course, assignments: list[str] | None = None, jobs: int = 1,
                 outcome, graded = future.result()
                 outcome.fingerprint = submission.fingerprint
                 record(course, outcome, graded, gradebook)
-                shutil.rmtree(scratch / f"{submission.student}--{submission.assignment}",
+                shutil.rmtree(scratch / workspace_name(submission.student,
+                                                       submission.assignment),
                               ignore_errors=True)
                 outcomes.append(outcome)
     return sorted(outcomes, key=lambda o: (o.assignment, o.student))

@@ -8,7 +8,9 @@ submitted. ``manual ASSIGNMENT --import PATH`` reads such a file back: a row wit
 sets that cell's hand grade and comment. The file is checked whole before anything is
 written: a score below 0 or above the cell's points, or an unknown student, submission or
 cell, refuses the whole file, naming the line, and changes nothing. nbgrader's formgrader
-(``make formgrader``) does the same in a browser; both write nbgrader's own fields.
+(``make formgrader``) does the same in a browser; both write nbgrader's own fields. A cell
+a spreadsheet would take for a formula (an answer or a student id beginning with ``=``) is
+written as text and read back as it was (:mod:`autograder.course.spreadsheet`).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from nbgrader.api import Gradebook, MissingEntry
 
 from ..course import Course
 from ..course.outcome import BY_HAND
+from ..course.spreadsheet import from_cell, to_cell
 from ..submission.gradebook import comments_of, expected_cells, grades_of
 
 COLUMNS = ["student_id", "notebook", "grade_id", "max_score", "score", "comment", "answer"]
@@ -86,7 +89,7 @@ def export_manual(course: Course, assignment: str, path: Path) -> int:
     with path.open("w", newline="") as handle:
         writer = csv.writer(handle)
         writer.writerow(COLUMNS)
-        writer.writerows(rows)
+        writer.writerows([map(to_cell, row) for row in rows])
     return len(rows)
 
 
@@ -109,7 +112,7 @@ def read_hand_grades(course: Course, assignment: str, path: Path) -> list[HandGr
     grades = []
     for row in reader:
         line = reader.line_num
-        student, notebook, grade_id = (row.get(k) or "" for k in COLUMNS[:3])
+        student, notebook, grade_id = (from_cell(row.get(k) or "") for k in COLUMNS[:3])
         where = f"{path}, line {line}"
         if None in row:
             raise ManualGradesError(f"{where}: more fields than the header names")
@@ -131,7 +134,7 @@ def read_hand_grades(course: Course, assignment: str, path: Path) -> list[HandGr
         if not math.isfinite(score) or not 0 <= score <= max_score:
             raise ManualGradesError(f"{where}: score {text_score} is outside 0..{max_score:g}")
         grades.append(HandGrade(line, student, notebook, grade_id, score,
-                                row.get("comment") or ""))
+                                from_cell(row.get("comment") or "")))
     return grades
 
 

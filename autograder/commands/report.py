@@ -4,7 +4,9 @@
 and writes ``reports/<assignment>.html``, a single self-contained page: the score
 distribution, the pass rate of every test, the time each submission took, and a
 *diagnosis* — the catalogued mistakes that explain the failing submissions ("12
-students: mask applied after the softmax"), with the students who made each.
+students: mask applied after the softmax"), with the students who made each. Everything it
+shows is escaped, and its Content-Security-Policy runs no script and loads nothing
+(:data:`autograder.display.csp.PAGE`): a student id or a reason cannot act in it.
 """
 
 from __future__ import annotations
@@ -17,10 +19,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from jinja2 import Environment, select_autoescape
+from markupsafe import Markup
 from nbgrader.api import Gradebook
 
 from ..course import Course, Outcome
 from ..course.outcome import BY_HAND, OUTCOME_FILE, STATUS_COLOURS, STATUSES, load_outcome
+from ..display import csp
 from ..proving.diagnosis import Diagnosis, catalogue_mistakes, diagnose
 from ..submission.gradebook import with_hand_grades
 
@@ -136,7 +140,9 @@ def figures(batch: Batch) -> dict[str, str]:
 
 _PAGE = Environment(autoescape=select_autoescape(default=True)).from_string("""\
 <!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>{{ b.assignment }}: grading report</title>
+<html lang="en"><head><meta charset="utf-8">
+{{ policy }}
+<title>{{ b.assignment }}: grading report</title>
 <style>
  body { font-family: system-ui, sans-serif; max-width: 64rem; margin: 2rem auto; padding: 0 1rem; }
  table { border-collapse: collapse; width: 100%; margin: .5rem 0 1.5rem; }
@@ -201,7 +207,8 @@ def render(batch: Batch) -> str:
     return _PAGE.render(b=batch, mean=statistics.fmean(scores), median=statistics.median(scores),
                         full=sum(o.score == batch.max_score for o in batch.outcomes),
                         groups=batch.mistake_groups(), unexplained=unexplained,
-                        plots=figures(batch), sections=_SECTIONS)
+                        plots=figures(batch), sections=_SECTIONS,
+                        policy=Markup(csp.meta(csp.PAGE)))
 
 
 _SECTIONS = [

@@ -51,6 +51,10 @@ from .verdicts import (
 
 GRADED_FOLDER = "graded"     # in a workspace: the graded notebooks, for the writer
 REHEARSAL_STUDENT = "autograder-rehearsal"   # see rehearse: never a real one's grades
+# Who the submission is handed in by, in the scratch course: nbgrader takes a student id
+# for a path and a glob pattern and strips whitespace around it, so the student's own id
+# (whatever a folder of submitted/ is called) never reaches it. The outcome has the real id.
+SCRATCH_STUDENT = "student"
 
 
 def _cpu(timeout: int) -> int:
@@ -81,7 +85,7 @@ def grade_in_scratch(course: Course, assignment: str, student: str, gradebook: P
         scratch = Course.at(scratch_dir)
         shutil.copy(gradebook, scratch.gradebook_path)
         cells = expected_cells(scratch.db_url, assignment)
-        staged = scratch.submitted / student / assignment
+        staged = scratch.submitted / SCRATCH_STUDENT / assignment
         outcome.reasons.extend(copy_regular_files(submission, staged))
         restore_released_files(course, assignment, staged)
         outcome.reasons.extend(choose_notebooks(staged, list(cells)))
@@ -99,7 +103,7 @@ def grade_in_scratch(course: Course, assignment: str, student: str, gradebook: P
         if gradable:
             # The kernel works in a folder of its own, never in the one nbgrader writes.
             # (with a zygote, this path only names the submission's kernels: see reap)
-            workdir = Path(scratch_dir) / "sandbox" / student / assignment
+            workdir = Path(scratch_dir) / "sandbox" / assignment
             if zygote is not None:
                 zygote.clear()
             kernel = kernelspec.install(Path(scratch_dir), workdir,
@@ -109,7 +113,7 @@ def grade_in_scratch(course: Course, assignment: str, student: str, gradebook: P
             try:
                 with _first_on_jupyter_path(kernel.jupyter_path):
                     result = settings.api(scratch, timeout=timeout, extra=extra).autograde(
-                        assignment, student, force=True, create=True)
+                        assignment, SCRATCH_STUDENT, force=True, create=True)
             finally:      # whatever the notebook started dies before its results are read
                 reap_user(sandbox_uid())
                 reap(workdir)
@@ -119,10 +123,10 @@ def grade_in_scratch(course: Course, assignment: str, student: str, gradebook: P
                 outcome.reasons.append(_nbgrader_failure(result))
                 outcome.abnormal.append(f"nbgrader could not grade: {outcome.reasons[-1]}")
             outcome.abnormal.extend(logged_events(settings.events_file(logs)))
-        graded_dir = scratch.autograded / student / assignment
+        graded_dir = scratch.autograded / SCRATCH_STUDENT / assignment
         hidden = logged_failures(settings.verdicts_file(logs))
-        outcome.cells = _collect_cells(scratch, graded_dir, staged, cells, assignment, student,
-                                       hidden)
+        outcome.cells = _collect_cells(scratch, graded_dir, staged, cells, assignment,
+                                       SCRATCH_STUDENT, hidden)
         for notebook in sorted(graded_dir.glob("*.ipynb")):
             outcome.reasons.extend(answer_errors(notebook))
             outcome.abnormal.extend(irregular_cells(notebook))

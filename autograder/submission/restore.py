@@ -17,9 +17,10 @@ class RestoreCourseCells(NbGraderPreprocessor):
     Runs before nbgrader's OverwriteCells. Every cell of the released notebook comes back
     at its released position with its released metadata: test and instruction cells are
     taken from the release (OverwriteCells then restores their hidden parts), answer cells
-    keep the student's code. A deleted test cell is therefore added back and runs; a moved
-    one runs where it belongs; a test cell whose metadata was edited to look ungraded is
-    graded anyway. Cells the student added stay, after the course cell they followed.
+    keep the student's code or text (and the images pasted into a written answer). A
+    deleted test cell is therefore added back and runs; a moved one runs where it belongs;
+    a test cell whose metadata was edited to look ungraded is graded anyway. Cells the
+    student added stay, after the course cell they followed.
     """
 
     release_root = Unicode("", help="The course's release folder").tag(config=True)
@@ -50,6 +51,10 @@ class RestoreCourseCells(NbGraderPreprocessor):
             if mine is not None and released.metadata["nbgrader"].get("solution") \
                     and mine.cell_type == released.cell_type:
                 restored.source = mine.source
+                if restored.cell_type != "code":     # images pasted into a written answer
+                    restored.pop("attachments", None)
+                    if mine.get("attachments"):
+                        restored.attachments = mine.attachments
             cells.append(restored)
             cells.extend(extras.get(grade_id, []))
         nb.cells = cells

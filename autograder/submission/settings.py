@@ -26,6 +26,7 @@ from ..course.defaults import DEFAULT_TIMEOUT
 from ..course.files import HELPERS_FILE, SUITE_FILE
 from ..course.paths import RELEASE_DIR, SOURCE_DIR
 from ..course.runtime import put_interpreter_on_path
+from ..display.exporter import InertHTMLExporter
 from ..sandbox.kernel_client import ReadyKernelClient, ReadyKernelManager
 from ..sandbox.kernelspec import SandboxKernel
 from .execute import ExecuteSurvivingCrashes
@@ -106,9 +107,11 @@ def configure(c: Config, root: str | Path, timeout: int = DEFAULT_TIMEOUT) -> Co
         nbp.AssignLatePenalties,
         CheckCellMetadataCompiled,
     ]
-    # Feedback never shows hidden tests, neither their source nor their tracebacks.
+    # Feedback never shows hidden tests, neither their source nor their tracebacks; what the
+    # student's notebook displays is shown inert (autograder.display).
     c.GenerateFeedback.preprocessors = [nbp.GetGrades, HideHiddenTests,
                                         CSSHTMLHeaderPreprocessor]
+    c.GenerateFeedback.exporter_class = InertHTMLExporter
     return c
 
 

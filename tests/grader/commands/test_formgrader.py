@@ -14,8 +14,9 @@ answers must still await their grade. A second test uses the formgrader's other 
 `export` and `feedback`.
 
 Both run twice: on the course's gradebook.db, and on a gradebook that AUTOGRADER_DB names,
-as a team of graders sets it. Nothing is fetched from the network: the formgrader's page
-asks a CDN for MathJax, which the browser is told to refuse.
+as a team of graders sets it. Nothing is fetched from the network (the browser is told to
+refuse anything but localhost; MathJax comes from the formgrader itself). What a hostile
+submission cannot do in these pages is tests/grader/display/test_hostile_content.py's.
 """
 from __future__ import annotations
 
@@ -23,78 +24,35 @@ import csv
 import json
 import os
 import re
-import shutil
-import signal
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 
-import nbformat
 import pytest
-from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 from playwright.sync_api import expect
 
 from autograder.course import Course
-from tests.conftest import REPO, SCREENSHOTS, run_cli, visible_text
+from tests.conftest import SCREENSHOTS, run_cli, visible_text
+from tests.formgrading import (
+    ESSAY,
+    NAME,
+    answered,
+    check,
+    make_formgrader,
+    make_short_answer_course,
+    serve,
+    submit,
+    wait_until,
+)
 
 # A Jupyter server and a browser: on the worker of the JupyterLab tests.
 pytestmark = pytest.mark.xdist_group("jupyter")
 
-NAME = "short-answer"          # the assignment and its one notebook
-ESSAY = "why-linear"           # the written answer graded by hand, 3 points
 ANSWERS = {"alice": "Doubling distributes over sums: double(x + y) = double(x) + double(y).",
            "bob": "Because 2 is a constant.",
            "carol": "It keeps sums and multiples: double(a x + b y) = a double(x) + b double(y)."}
 WRONG = {"carol"}              # whose double() fails its test
 SCORE, COMMENT = "2.5", "Right idea; name the property: additivity (and homogeneity)."
 PATIENCE_MS = 120_000          # a loaded machine may take long to answer; no fixed sleeps
-
-
-def _meta(grade_id: str, **flags) -> dict:
-    """nbgrader's cell metadata as its Create Assignment panel writes it."""
-    return {"nbgrader": {"grade": False, "solution": False, "locked": False,
-                         "schema_version": 3, "grade_id": grade_id, **flags}}
-
-
-def _source() -> nbformat.NotebookNode:
-    """The instructor's notebook: one autograded test (1 point), one written answer (3)."""
-    notebook = new_notebook(cells=[
-        new_markdown_cell("# Doubling\nWrite `double(x)`.", metadata=_meta("intro", locked=True)),
-        new_code_cell("def double(x):\n    ### BEGIN SOLUTION\n    return 2 * x\n"
-                      "    ### END SOLUTION", metadata=_meta("double", solution=True)),
-        new_code_cell("assert double(2) == 4", metadata=_meta("test-double", grade=True,
-                                                               locked=True, points=1)),
-        new_markdown_cell("Why is `double` a linear map? Answer in a sentence.",
-                          metadata=_meta("question", locked=True)),
-        new_markdown_cell("Model answer: it is additive and homogeneous, "
-                          "double(a x + b y) = a double(x) + b double(y).",
-                          metadata=_meta(ESSAY, grade=True, solution=True, points=3)),
-    ], metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
-                                "language": "python"}})
-    for cell in notebook.cells:
-        cell.id = cell.metadata["nbgrader"]["grade_id"]
-    return notebook
-
-
-def _submit(course: Course, student: str, essay: str) -> None:
-    notebook = nbformat.read(course.release / NAME / f"{NAME}.ipynb", as_version=4)
-    for cell in notebook.cells:
-        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
-        if grade_id == "double":
-            cell.source = "def double(x):\n    return " + ("x + 1" if student in WRONG else "x + x")
-        elif grade_id == ESSAY:
-            cell.source = essay
-    folder = course.submitted / student / NAME
-    folder.mkdir(parents=True, exist_ok=True)
-    nbformat.write(notebook, folder / f"{NAME}.ipynb")
-
-
-def _check(result: subprocess.CompletedProcess) -> subprocess.CompletedProcess:
-    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-3000:]
-    return result
+_check = check
 
 
 @pytest.fixture(scope="module", params=["gradebook.db", "AUTOGRADER_DB"])
@@ -106,19 +64,16 @@ def course(request, tmp_path_factory):
     it that the environment names, as a team sets it for every command and for
     `make formgrader` (here an SQLite file; tests/grader/batch has PostgreSQL)."""
     tmp = tmp_path_factory.mktemp("formgrader")
-    course = Course.at(tmp / "course")
     with pytest.MonkeyPatch.context() as environment:
         if request.param == "AUTOGRADER_DB":
             (tmp / "team").mkdir()
             environment.setenv("AUTOGRADER_DB", f"sqlite:///{tmp / 'team' / 'gradebook.db'}")
         else:
             environment.delenv("AUTOGRADER_DB", raising=False)
-        (course.source / NAME).mkdir(parents=True)
-        nbformat.write(_source(), course.source / NAME / f"{NAME}.ipynb")
-        shutil.copy(REPO / "nbgrader_config.py", course.root / "nbgrader_config.py")
-        _check(run_cli(course, "release", NAME))
+        course = make_short_answer_course(tmp / "course")
         for student, essay in ANSWERS.items():
-            _submit(course, student, essay)
+            submit(course, student, answered(course, "x + 1" if student in WRONG else "x + x",
+                                             essay))
         _check(run_cli(course, "grade", NAME))
         grades = _export(course)
         for student in ANSWERS:
@@ -133,54 +88,12 @@ def _export(course: Course) -> dict:
     return json.loads(path.read_text())["students"]
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def formgrader(course, tmp_path_factory):
     """`make formgrader` on the scratch course (a free port; Jupyter's own files in a
     temporary folder); yields the URL it prints, with its token."""
-    tmp = tmp_path_factory.mktemp("formgrader-server")
-    # The environment as `run_cli` has it (AUTOGRADER_DB included), without an outer make's.
-    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
-    env.update(JUPYTER_CONFIG_DIR=str(tmp / "config"), JUPYTER_RUNTIME_DIR=str(tmp / "runtime"),
-               JUPYTERLAB_SETTINGS_DIR=str(tmp / "settings"),
-               JUPYTERLAB_WORKSPACES_DIR=str(tmp / "workspaces"), IPYTHONDIR=str(tmp / "ipython"))
-    # The Makefile's own recipe; `-o` keeps make from reinstalling .venv, BIN is this Python's.
-    command = ["make", "--no-print-directory", "-s", "-C", str(REPO), "-o", ".venv/.installed",
-               "formgrader", f"COURSE_ROOT={course.root}", f"FORMGRADER_PORT={_free_port()}",
-               f"BIN={Path(sys.executable).parent}"]
-    log_path = tmp / "server.log"
-    log = log_path.open("w")
-    server = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT,
-                              stdin=subprocess.DEVNULL, start_new_session=True)
-    printed = re.compile(r"http://127\.0\.0\.1:\d+/formgrader\?token=\w+")
-    try:
-        deadline = time.monotonic() + 180
-        while True:
-            assert server.poll() is None, log_path.read_text()[-3000:]
-            assert time.monotonic() < deadline, "no formgrader: " + log_path.read_text()[-3000:]
-            found = printed.search(log_path.read_text())
-            if found:
-                try:       # the URL is printed once the server listens; it answers
-                    urllib.request.urlopen(found.group(0).replace("/formgrader?",
-                                                                  "/api/status?"), timeout=5)
-                    break
-                except OSError:
-                    pass
-            time.sleep(0.2)
-        yield {"url": found.group(0), "log": log_path}
-    finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        try:
-            server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.pid, signal.SIGKILL)
-            server.wait()
-        log.close()
+    with serve(make_formgrader(course), tmp_path_factory.mktemp("formgrader-server")) as server:
+        yield server
 
 
 @pytest.fixture
@@ -221,8 +134,8 @@ def _open_submission(page, url: str, student: str) -> None:
 def _wait_for_the_form(page) -> None:
     """The grade and comment fields work once the page's grades and comments are loaded
     (formgrade.js binds the fields to them then)."""
-    page.wait_for_function("window.formgrader && formgrader.grades.loaded"
-                           " && formgrader.comments.loaded")
+    wait_until(page, "() => window.formgrader && formgrader.grades.loaded"
+                     " && formgrader.comments.loaded", PATIENCE_MS)
 
 
 def _saves(page, kind: str):
