@@ -22,7 +22,8 @@ from playwright.sync_api import Error as PlaywrightError
 from autograder.course import Course
 from tests.formgrading import NAME, wait_until
 
-from .hostile import Class, Watch, feedback_pages, honest_print, honest_text
+from .hostile import HONEST, Class, Watch, feedback_pages, honest_print, honest_text
+from .payloads import fill
 
 PATIENCE_MS = 120_000
 # Elements of a student's content (rendered markdown, outputs) a grader might click.
@@ -88,11 +89,17 @@ def click_the_students_content(page, watch: Watch) -> None:
 
 
 def _check_honest(page, handed_in: Class, student: str, formula_in: str) -> None:
+    """The honest parts of ``student``'s notebook are on the page: their sentence, its
+    formula typeset, their printed line, and (the honest student) the image they pasted."""
     text = page.locator("#notebook").first.inner_text()
     assert honest_text(handed_in.label(student)).split(":")[0] in text, student
     assert page.locator(f"{formula_in} mjx-container").count() >= 1, student
     if student in handed_in.groups:
         assert honest_print(student) in text, student
+    if student == HONEST:
+        pasted = page.locator('.text_cell_render img[alt="my plot"]')
+        assert pasted.count() == 1, "the pasted image is not shown"
+        assert pasted.evaluate("image => image.complete && image.naturalWidth") > 0
 
 
 def visit_formgrader(browser, url: str, course: Course, handed_in: Class,
@@ -136,10 +143,12 @@ def visit_formgrader(browser, url: str, course: Course, handed_in: Class,
     with _recorded(watch, honest):
         page.get_by_role("button", name="Show All Names").click(timeout=10_000)
         page.wait_for_load_state("networkidle")
-    if honest:
-        names = page.locator("#main-table").inner_text()
-        for student in handed_in.names:
-            assert "pwned" in names, student          # the names are shown, as text
+    if honest:                          # the names are shown, as text
+        names = " ".join(page.locator("#main-table").inner_text().split())
+        for payload in handed_in.names.values():
+            name = fill(payload.name, payload.kind, "last")
+            if name.isprintable():
+                assert " ".join(name.split()) in names, name
     page.context.close()
     return watch
 

@@ -12,6 +12,8 @@ payloads' mark, and any request that leaves the page's own origin or folder.
 
 from __future__ import annotations
 
+import base64
+import io
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,7 +27,26 @@ from tests.formgrading import ESSAY, answered, submit
 
 from .payloads import MARK, Payload, fill, fill_all
 
+
+def _plot() -> str:
+    """A small PNG, as a student pastes a plot into an answer (base64)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axes = plt.subplots(figsize=(1.2, 0.8), dpi=50)
+    axes.plot([0, 1, 2], [0, 1, 4])
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png")
+    plt.close(figure)
+    return base64.b64encode(buffer.getvalue()).decode()
+
+
+PLOT = _plot()
+
 HONEST = "honest-student"
+PASTED = "pasted.png"        # the image the honest student pasted into their answer
 
 
 def honest_text(label: str) -> str:
@@ -98,7 +119,10 @@ class Class:
 def hand_in(course: Course, corpus: list[Payload], per_student: int) -> Class:
     """Submit ``corpus``, ``per_student`` payloads to a hostile student, each id payload
     as an honest student's id, and one honest submission."""
-    submit(course, HONEST, answered(course, "x + x", honest_text(HONEST)))
+    honest = answered(course, "x + x", f"{honest_text(HONEST)}\n\n![my plot](attachment:{PASTED})")
+    next(c for c in honest.cells if c.metadata.get("nbgrader", {}).get("grade_id") == ESSAY
+         ).attachments = {PASTED: {"image/png": PLOT}}
+    submit(course, HONEST, honest)
     placed = [p for p in corpus if p.markdown or p.output or p.cell]
     groups = {f"hostile-{n:02d}": placed[i:i + per_student]
               for n, i in enumerate(range(0, len(placed), per_student))}

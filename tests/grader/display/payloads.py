@@ -14,11 +14,11 @@ what a grader sees:
 
 Each payload text may use placeholders, filled per kind and place by :func:`fill`:
 
-* ``{js}`` — JavaScript that reports that it ran: ``alert("pwned-<kind>-<place>")`` and a
-  request to ``pwned-<kind>-<place>`` (relative to the page), written without quotes,
+* ``{js}`` — JavaScript that reports that it ran: ``alert("pwned-<kind>--<place>")`` and a
+  request to ``pwned-<kind>--<place>`` (relative to the page), written without quotes,
   spaces or commas, so that it fits an unquoted attribute, a cell tag and markdown alike
   (in an id, a folder name, without a slash: the dialog only);
-* ``{url}`` — ``http://127.0.0.1:9/pwned-<kind>-<place>``: a request to it means that
+* ``{url}`` — ``http://127.0.0.1:9/pwned-<kind>--<place>``: a request to it means that
   something left the page;
 * ``{b64html}`` — base64 of ``<script>{js}</script>`` (for ``data:`` URLs);
 * ``{entities}`` — ``{js}`` written as HTML character references;
@@ -33,6 +33,7 @@ and red_team.py (written apart, from the issue alone).
 from __future__ import annotations
 
 import base64
+import re
 from dataclasses import dataclass, field
 
 BEACON = "http://127.0.0.1:9/"
@@ -53,7 +54,12 @@ class Payload:
 
 
 def marker(kind: str, place: str) -> str:
-    return f"{MARK}-{kind}-{place}"
+    """``pwned-<kind>--<place>``: kinds hold single hyphens only, so the two parts read
+    back unambiguously (see :data:`MARKER`)."""
+    return f"{MARK}-{kind}--{place}"
+
+
+MARKER = re.compile(rf"{MARK}-(?P<kind>[a-z0-9-]+?)--(?P<place>[a-z]+)")
 
 
 def _codes(text: str) -> str:

@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import csv
 import json
+import urllib.error
+import urllib.request
 
 import pytest
 from nbconvert.exporters import HTMLExporter
@@ -46,7 +48,7 @@ from tests.formgrading import (
 
 from .browsing import new_page, visit_feedback, visit_formgrader
 from .corpus import ALL
-from .hostile import Class, Watch, hand_in, name_students
+from .hostile import HONEST, Class, Watch, hand_in, name_students
 
 pytestmark = pytest.mark.xdist_group("jupyter")
 FORMULA = ("=", "+", "-", "@", "\t", "\r")
@@ -170,3 +172,43 @@ def test_the_watch_sees_what_an_unguarded_page_runs(graded, browser, tmp_path):
     page.context.close()
     assert len({hit.split(": ")[-1] for hit in watch.fired}) >= 5, watch.fired
     assert watch.left, "a plain page's payloads reach outside it"
+
+
+def test_the_formgrader_runs_no_code_and_serves_no_file(graded, formgrader):
+    """What a script would reach if one ran in a grading page, with the grader's session:
+    no kernel, session, terminal or kernelspec, no file or conversion, no plain nbgrader
+    step (autograde would run students' code unsandboxed), no student file but images —
+    while the formgrader's own API answers."""
+    course, handed_in = graded
+    origin, token = formgrader["url"].split("/formgrader?token=")
+    with Gradebook(course.db_url) as gb:
+        submission = gb.find_submission_notebook(NAME, NAME, HONEST).id
+    refused = [("POST", "/api/kernels"), ("GET", "/api/kernels"), ("POST", "/api/sessions"),
+               ("GET", "/api/sessions"), ("GET", "/api/kernelspecs"), ("POST", "/api/terminals"),
+               ("GET", "/api/contents"), ("PUT", "/api/contents/planted.py"),
+               ("GET", "/files/nbgrader_config.py"), ("GET", "/api/config/notebook"),
+               ("GET", f"/nbconvert/html/autograded/{HONEST}/{NAME}/{NAME}.ipynb"),
+               ("GET", "/lab"), ("GET", "/tree"), ("GET", "/terminals/1"),
+               ("POST", f"/formgrader/api/submission/{NAME}/{HONEST}/autograde"),
+               ("POST", f"/formgrader/api/assignment/{NAME}/collect"),
+               ("POST", f"/formgrader/api/assignment/{NAME}/release"),
+               ("POST", f"/formgrader/api/assignment/{NAME}/generate_feedback"),
+               ("GET", f"/formgrader/submissions/{submission}/{NAME}.ipynb"),
+               ("GET", f"/formgrader/submissions/{submission}/timestamp.txt")]
+    answers = {f"{method} {path}": _status(origin + path, method, token)
+               for method, path in refused}
+    assert all(status in (403, 404, 405) for status in answers.values()), answers
+    assert not (course.root / "planted.py").exists()
+    assert _status(origin + "/formgrader/api/students", "GET", token) == 200
+    assert _status(origin + "/api/status", "GET", token) == 200
+
+
+def _status(url: str, method: str, token: str) -> int:
+    request = urllib.request.Request(url, method=method, data=b"{}" if method != "GET" else None,
+                                     headers={"Authorization": f"token {token}",
+                                              "Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            return answer.status
+    except urllib.error.HTTPError as error:
+        return error.code

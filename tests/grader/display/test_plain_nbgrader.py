@@ -32,18 +32,18 @@ from tests.formgrading import NAME, free_port, make_short_answer_course, serve
 from .browsing import visit_feedback, visit_formgrader
 from .corpus import ALL
 from .hostile import hand_in, name_students
-from .payloads import MARK
+from .payloads import MARKER, fill
 
 pytestmark = [pytest.mark.full, pytest.mark.xdist_group("jupyter")]
 BIN = Path(sys.executable).parent
+FORMULA = ("=", "+", "-", "@", "\t", "\r")
 PLAIN_CONFIG = """c = get_config()  # noqa: F821 -- plain nbgrader, its own defaults
 c.CourseDirectory.course_id = "attention-nlp"
 c.CourseDirectory.source_directory = "solutions"
 c.CourseDirectory.release_directory = "exercises"
 """
 TABLE = BOOK_OUTPUT / "_build" / "security" / "hostile-content.md"
-_HIT = re.compile(rf"^(?P<where>[^:]+(?:: [^:']+)?).*{MARK}-(?P<kind>[a-z0-9-]+?)-"
-                  r"(?P<place>answer|cell|output|id|first|last)\b")
+_WHERE = re.compile(r"^(?P<where>[^:]+(?:: [^:']+)?)")
 
 
 def _nbgrader(course: Course, *args: str) -> subprocess.CompletedProcess:
@@ -79,9 +79,10 @@ def _table(hits: list[str], csv_formulas: dict[str, int]) -> dict[str, dict[str,
     """{kind: {surface: {place}}} of the hits."""
     table: dict[str, dict[str, set]] = defaultdict(lambda: defaultdict(set))
     for hit in hits:
-        found = _HIT.search(hit)
+        found = MARKER.search(hit)
         if found:
-            table[found["kind"]][_surface(found["where"])].add(found["place"])
+            where = _WHERE.match(hit)["where"]
+            table[found["kind"]][_surface(where)].add(found["place"])
     for kind, count in csv_formulas.items():
         table[kind]["CSV (nbgrader export)"].add(f"{count} cell(s)")
     return table
@@ -113,13 +114,16 @@ def test_plain_nbgrader_runs_what_the_course_does_not(plain, browser, tmp_path):
 
 
 def _formula_cells(course: Course) -> dict[str, int]:
-    """{payload kind: cells of plain nbgrader's grades.csv holding its id or name as a
-    formula}."""
+    """{payload kind: cells of plain nbgrader's grades.csv holding its id or name (as the
+    class handed them in) as a formula}."""
     texts = {}
     for payload in ALL:
-        for text in (payload.ident, payload.name):
-            if text and text.startswith(("=", "+", "-", "@", "\t", "\r")):
-                texts[text] = payload.kind
+        for text, place in ((payload.ident, "id"), (payload.name, "first"),
+                            (payload.name, "last")):
+            if text:
+                filled = fill(text, payload.kind, place)
+                if filled.startswith(FORMULA):
+                    texts[filled] = payload.kind
     counts: dict[str, int] = defaultdict(int)
     with (course.root / "grades.csv").open(newline="") as handle:
         for row in csv.reader(handle):
