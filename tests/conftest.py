@@ -7,6 +7,7 @@ import importlib.util
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -109,6 +110,17 @@ def run_cli(course: Course, *args: str, timeout: int = 900) -> subprocess.Comple
     """Run ``python -m autograder --root COURSE ARGS`` as an instructor would."""
     return subprocess.run([sys.executable, "-m", "autograder", "--root", str(course.root), *args],
                           capture_output=True, text=True, timeout=timeout, cwd=REPO, check=False)
+
+
+def stop_group(process: subprocess.Popen) -> None:
+    """Stop a server started in a session of its own, with everything it started: SIGTERM
+    to its process group, SIGKILL if it has not ended 30 s later."""
+    os.killpg(process.pid, signal.SIGTERM)
+    try:
+        process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
 
 
 def visible_text(page: str) -> str:

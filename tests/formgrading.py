@@ -14,7 +14,6 @@ import contextlib
 import os
 import re
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -27,7 +26,7 @@ import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from autograder.course import Course
-from tests.conftest import REPO, run_cli
+from tests.conftest import REPO, run_cli, stop_group
 
 NAME = "short-answer"          # the assignment and its one notebook
 ESSAY = "why-linear"           # the written answer graded by hand, 3 points
@@ -148,12 +147,7 @@ def serve(command: list[str], tmp: Path, cwd: Path | None = None,
                 time.sleep(0.2)
             yield {"url": found.group(0), "log": log_path}
         finally:
-            os.killpg(server.pid, signal.SIGTERM)
-            try:
-                server.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                os.killpg(server.pid, signal.SIGKILL)
-                server.wait()
+            stop_group(server)
 
 
 def wait_until(page, predicate: str, timeout_ms: int = 120_000) -> None:

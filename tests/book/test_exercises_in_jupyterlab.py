@@ -18,7 +18,6 @@ import os
 import re
 import secrets
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -31,7 +30,7 @@ import nbformat
 import pytest
 
 from autograder.proving.fill import fill_release
-from tests.conftest import ASSIGNMENT, REPO, SCREENSHOTS
+from tests.conftest import ASSIGNMENT, REPO, SCREENSHOTS, stop_group
 
 # A Jupyter server and a browser on one worker; the book's tests keep the other one busy.
 pytestmark = pytest.mark.xdist_group("jupyter")
@@ -148,12 +147,7 @@ def jupyterlab(tmp_path_factory):
         yield {"url": f"{base}/lab/tree/{ASSIGNMENT}/{ASSIGNMENT}.ipynb?token={token}",
                "root": root}
     finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        try:
-            server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.pid, signal.SIGKILL)
-            server.wait()
+        stop_group(server)
         log.close()
 
 
