@@ -7,13 +7,14 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 JOBS   ?= 2
 
-.PHONY: help setup sandbox-tools browser-tools postgres-tools book translations release validate formgrader lint test test-full test-browser bench clean
+.PHONY: help setup sandbox-tools browser-tools postgres-tools book translations release validate formgrader lint test test-full test-browser security-report bench clean
 
 help:
 	@echo "make book      build the website into _build/html, in English and in Chinese (_build/html/zh)"
 	@echo "make translations  after changing an English page: merge its messages into locales/ (sphinx-intl)"
 	@echo "make test      lint (ruff, import layers), then the whole test suite (grader, book)"
 	@echo "make test-full every mutant, variant and independent implementation through the pipeline"
+	@echo "make security-report  the hostile-content corpus against plain nbgrader (~16 min)"
 	@echo "make test-browser  the website in Chromium and the exercises in JupyterLab only"
 	@echo "make release   regenerate exercises/ from solutions/ (nbgrader generate_assignment)"
 	@echo "make validate  grade solution, release, every mutant and variant of every assignment"
@@ -58,22 +59,22 @@ postgres-tools:
 	  else echo "The tests need a PostgreSQL server: sudo apt-get install postgresql"; exit 1; fi; }
 
 # The notebooks execute first, $(JOBS) at a time, into the cache the build reads
-# (book/_ext/execute_notebooks.py); jupyter-book alone would run them one by one.
+# (book_build/execute.py); jupyter-book alone would run them one by one.
 # The Chinese site is built from the same pages and the same cached outputs, translated by
-# the catalogues in locales/ (book/_ext/build_translation.py); a missing translation fails it.
+# the catalogues in locales/ (book_build/translate.py); a missing translation fails it.
 book: $(STAMP)
-	$(BIN)/python book/_ext/execute_notebooks.py --jobs $(JOBS)
+	$(BIN)/python -m book_build.execute --jobs $(JOBS)
 	$(BIN)/jupyter-book build . --builder html
-	$(BIN)/python book/_ext/build_translation.py build --language zh_CN
+	$(BIN)/python -m book_build.translate build --language zh_CN
 	@echo "The website is in _build/html/index.html (中文版: _build/html/zh/index.html)"
 
 # After an English page changed: its new or changed messages into locales/zh_CN (new ones
 # untranslated, changed ones fuzzy), and its figures' new strings into figures.po, for a
 # translator to complete before `make book`.
 translations: $(STAMP)
-	$(BIN)/python book/_ext/execute_notebooks.py --jobs $(JOBS)
-	$(BIN)/python book/_ext/build_translation.py update --language zh_CN
-	$(BIN)/python book/_ext/figure_strings.py
+	$(BIN)/python -m book_build.execute --jobs $(JOBS)
+	$(BIN)/python -m book_build.translate update --language zh_CN
+	$(BIN)/python -m book_build.figure_strings
 
 release: $(STAMP)
 	$(BIN)/python -m autograder release
@@ -102,6 +103,13 @@ test: lint sandbox-tools browser-tools postgres-tools
 # pipeline (tests marked `full`); `make test` covers them with dry runs and a sample.
 test-full: $(STAMP) sandbox-tools
 	$(BIN)/python -m pytest -n $(JOBS) --dist loadgroup -m full --durations=10
+
+# The whole hostile-content corpus (161 kinds) against plain nbgrader, surface by surface:
+# _build/security/hostile-content.md, the README's numbers (about 16 minutes; make test-full
+# hands in a sample that reaches every surface).
+security-report: $(STAMP) browser-tools
+	AUTOGRADER_PLAIN_CORPUS=all $(BIN)/python -m pytest -m full -s \
+	  tests/grader/display/test_plain_nbgrader.py
 
 test-browser: $(STAMP) browser-tools
 	$(BIN)/python -m pytest -n $(JOBS) --dist loadgroup tests/book/test_browser.py tests/book/test_book.py \

@@ -11,7 +11,7 @@ Nothing is loaded from the internet. The chart's data (weights rounded to ``deci
 places) is in the output itself, and the JavaScript that draws it (Vega, Vega-Lite and
 vega-embed, which the package ``vl-convert-python`` ships as one bundle) is either inlined
 into the output, so that a notebook shows the view anywhere, or, in the built book, served
-once from the site's ``_static/`` folder (``book/_ext/sphinx_attention_views.py``) and
+once from the site's ``_static/`` folder (``book_build/extensions/attention_views.py``) and
 shared by every view: 0.9 MB once rather than once per view.
 
 The colours follow the book's theme: when the page's ``<html>`` element has
@@ -33,10 +33,12 @@ import numpy as np
 from attention_course.progress import in_book_build
 
 __all__ = ["AttentionView", "attention_view", "javascript_bundle", "translate_view",
-           "BUNDLE_PATH"]
+           "BUNDLE_PATH", "MARKER"]
 
 # Where the built book serves the shared bundle, relative to its _static/ folder.
 BUNDLE_PATH = "attention-view/vega-bundle.js"
+MARKER = "data-attention-view"
+"""The attribute that marks a view's element in a page (what the book's build looks for)."""
 # The Vega-Lite version of the bundle: the one Altair writes its specifications for.
 VEGA_LITE_VERSION = "6.4"
 
@@ -119,7 +121,7 @@ class AttentionView:
         spec = self._spec_json.replace("</", "<\\/")   # cannot close the script element
         bundle = f"<script>{javascript_bundle()}</script>\n" if self.inline else ""
         return (
-            f'<div class="attention-view" id="{self.element_id}" data-attention-view>\n'
+            f'<div class="attention-view" id="{self.element_id}" {MARKER}>\n'
             f"<style>{_STYLE}</style>\n"
             f'<div class="attention-view-chart"></div>\n'
             f"<noscript><p>{_NOSCRIPT}</p></noscript>\n"
@@ -291,7 +293,7 @@ def attention_view(
             tokens) take 0.37 MB of its page.
         inline: Put the 0.9 MB JavaScript bundle into the output (a notebook in Jupyter),
             or expect the page to load it (the built book, whose Sphinx extension
-            ``book/_ext/sphinx_attention_views.py`` adds it to every page with a view).
+            ``book_build/extensions/attention_views.py`` adds it to every page with a view).
             Default: inline except while the book is built.
 
     Returns:

@@ -8,6 +8,7 @@ rows are queries, columns are keys, darker cells are larger weights.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import matplotlib.pyplot as plt
@@ -161,86 +162,136 @@ def show_heatmaps(
         (``fig = show_heatmaps(...)``) so that it is not displayed twice.
     """
     grid = _as_grid(matrices)
-    nrows, ncols = len(grid), len(grid[0])
-    panel_titles = _flatten_titles(titles, nrows * ncols)
-    panel_xlabels = _per_panel_labels(xlabels, nrows * ncols, "xlabels")
-    panel_ylabels = _per_panel_labels(ylabels, nrows * ncols, "ylabels")
-
-    values = np.concatenate([m.ravel() for row in grid for m in row])
-    finite = values[np.isfinite(values)]
-    if vmin is None:
-        vmin = min(0.0, float(finite.min())) if finite.size else 0.0
-    if vmax is None:
-        vmax = float(finite.max()) if finite.size else vmin + 1.0
-    if vmax <= vmin:  # a constant matrix: any non-empty range will do
-        vmax = vmin + 1.0
-
-    if figsize is None:
-        figsize = _default_figsize(grid, colorbar)
-
-    colormap = plt.get_cmap(cmap).with_extremes(bad="lightgrey")
-
-    fig, axes = plt.subplots(nrows, ncols, figsize=figsize, squeeze=False, layout="constrained")
+    labels = _Labels.of(grid, xlabels, ylabels, titles, xlabel, ylabel)
+    scale = _Scale.of(grid, cmap, vmin, vmax)
+    style = _Style(annotate, fmt, fontsize)
+    fig, axes = plt.subplots(len(grid), len(grid[0]),
+                             figsize=figsize or _default_figsize(grid, colorbar),
+                             squeeze=False, layout="constrained")
     image = None
     for (r, c), ax in np.ndenumerate(axes):
-        m = grid[r][c]
-        image = ax.imshow(
-            np.ma.masked_invalid(m), cmap=colormap, vmin=vmin, vmax=vmax, aspect="auto"
-        )
-        n_q, n_k = m.shape
-        index = r * ncols + c
-        if panel_xlabels is not None:
-            own_x: Sequence[str] | None = panel_xlabels[index]
-        else:
-            own_x = xlabels if r == nrows - 1 else None
-        if panel_ylabels is not None:
-            own_y: Sequence[str] | None = panel_ylabels[index]
-        else:
-            own_y = ylabels if c == 0 else None
-        if xlabels is not None or n_k <= 20:
-            ax.set_xticks(range(n_k))
-        if ylabels is not None or n_q <= 20:
-            ax.set_yticks(range(n_q))
-        if own_x is not None:
-            if len(own_x) != n_k:
-                raise ValueError(f"panel {index} has {n_k} columns but {len(own_x)} xlabels")
-            rotate = max((len(str(s)) for s in own_x), default=0) > 3
-            ax.set_xticklabels(
-                list(own_x),
-                rotation=45 if rotate else 0,
-                ha="right" if rotate else "center",
-                rotation_mode="anchor",
-                fontsize=fontsize,
-            )
-        elif r != nrows - 1:
-            ax.tick_params(labelbottom=False)
-        if own_y is not None:
-            if len(own_y) != n_q:
-                raise ValueError(f"panel {index} has {n_q} rows but {len(own_y)} ylabels")
-            ax.set_yticklabels(list(own_y), fontsize=fontsize)
-        elif c != 0:
-            ax.tick_params(labelleft=False)
-        ax.tick_params(labelsize=fontsize)
-        if xlabel and r == nrows - 1:
-            ax.set_xlabel(xlabel, fontsize=fontsize)
-        if ylabel and c == 0:
-            ax.set_ylabel(ylabel, fontsize=fontsize)
-        title = panel_titles[r * ncols + c]
-        if title:
-            ax.set_title(title, fontsize=fontsize + 1)
-        if annotate:
-            for (i, j), value in np.ndenumerate(m):
-                dark = np.isfinite(value) and (value - vmin) / (vmax - vmin) > 0.6
-                ax.text(
-                    j,
-                    i,
-                    "nan" if np.isnan(value) else format(value, fmt),
-                    ha="center",
-                    va="center",
-                    color="white" if dark else "black",
-                    fontsize=fontsize - 1,
-                )
+        image = _draw_panel(ax, grid[r][c], r, c, labels, scale, style)
     if colorbar and image is not None:
         cbar = fig.colorbar(image, ax=axes.ravel().tolist(), shrink=0.8)
         cbar.ax.tick_params(labelsize=fontsize)
     return fig
+
+
+@dataclass(frozen=True)
+class _Labels:
+    """What a grid's panels are labelled with: tick labels shared by the grid's edge or of
+    each panel, axis titles, panel titles."""
+
+    nrows: int
+    ncols: int
+    xlabels: Sequence[str] | None               # shared: under the bottom row
+    ylabels: Sequence[str] | None               # shared: left of the first column
+    panel_xlabels: list[list[str]] | None       # one list per panel (row-major), or None
+    panel_ylabels: list[list[str]] | None
+    titles: list[str | None]
+    xlabel: str | None
+    ylabel: str | None
+
+    @classmethod
+    def of(cls, grid: list[list[np.ndarray]], xlabels, ylabels, titles, xlabel, ylabel
+           ) -> _Labels:
+        nrows, ncols = len(grid), len(grid[0])
+        panels = nrows * ncols
+        flat_titles = _flatten_titles(titles, panels)
+        return cls(nrows, ncols, xlabels, ylabels,
+                   _per_panel_labels(xlabels, panels, "xlabels"),
+                   _per_panel_labels(ylabels, panels, "ylabels"), flat_titles, xlabel, ylabel)
+
+    def ticks(self, r: int, c: int) -> tuple[Sequence[str] | None, Sequence[str] | None]:
+        """(column labels, row labels) written beside panel ``(r, c)``, if any."""
+        index = r * self.ncols + c
+        own_x = self.panel_xlabels[index] if self.panel_xlabels is not None \
+            else (self.xlabels if r == self.nrows - 1 else None)
+        own_y = self.panel_ylabels[index] if self.panel_ylabels is not None \
+            else (self.ylabels if c == 0 else None)
+        return own_x, own_y
+
+
+@dataclass(frozen=True)
+class _Scale:
+    """The colour scale every panel shares."""
+
+    vmin: float
+    vmax: float
+    colormap: Colormap
+
+    @classmethod
+    def of(cls, grid: list[list[np.ndarray]], cmap: str | Colormap, vmin: float | None,
+           vmax: float | None) -> _Scale:
+        values = np.concatenate([m.ravel() for row in grid for m in row])
+        finite = values[np.isfinite(values)]
+        if vmin is None:
+            vmin = min(0.0, float(finite.min())) if finite.size else 0.0
+        if vmax is None:
+            vmax = float(finite.max()) if finite.size else vmin + 1.0
+        if vmax <= vmin:  # a constant matrix: any non-empty range will do
+            vmax = vmin + 1.0
+        return cls(vmin, vmax, plt.get_cmap(cmap).with_extremes(bad="lightgrey"))
+
+
+@dataclass(frozen=True)
+class _Style:
+    """How a panel's text is written: its cells' values (``annotate``) and the size."""
+
+    annotate: bool
+    fmt: str
+    fontsize: float
+
+
+def _draw_panel(ax, m: np.ndarray, r: int, c: int, labels: _Labels, scale: _Scale,
+                style: _Style):
+    """Draw matrix ``m`` (``n_q`` by ``n_k``) as panel ``(r, c)``; return its image."""
+    image = ax.imshow(np.ma.masked_invalid(m), cmap=scale.colormap, vmin=scale.vmin,
+                      vmax=scale.vmax, aspect="auto")
+    _ticks(ax, m, r, c, labels, style.fontsize)
+    if labels.xlabel and r == labels.nrows - 1:
+        ax.set_xlabel(labels.xlabel, fontsize=style.fontsize)
+    if labels.ylabel and c == 0:
+        ax.set_ylabel(labels.ylabel, fontsize=style.fontsize)
+    title = labels.titles[r * labels.ncols + c]
+    if title:
+        ax.set_title(title, fontsize=style.fontsize + 1)
+    if style.annotate:
+        _annotate(ax, m, scale, style)
+    return image
+
+
+def _ticks(ax, m: np.ndarray, r: int, c: int, labels: _Labels, fontsize: float) -> None:
+    """The panel's ticks and their labels (a panel inside the grid shows none)."""
+    n_q, n_k = m.shape
+    index = r * labels.ncols + c
+    own_x, own_y = labels.ticks(r, c)
+    if labels.xlabels is not None or n_k <= 20:
+        ax.set_xticks(range(n_k))
+    if labels.ylabels is not None or n_q <= 20:
+        ax.set_yticks(range(n_q))
+    if own_x is not None:
+        if len(own_x) != n_k:
+            raise ValueError(f"panel {index} has {n_k} columns but {len(own_x)} xlabels")
+        rotate = max((len(str(s)) for s in own_x), default=0) > 3
+        ax.set_xticklabels(list(own_x), rotation=45 if rotate else 0,
+                           ha="right" if rotate else "center", rotation_mode="anchor",
+                           fontsize=fontsize)
+    elif r != labels.nrows - 1:
+        ax.tick_params(labelbottom=False)
+    if own_y is not None:
+        if len(own_y) != n_q:
+            raise ValueError(f"panel {index} has {n_q} rows but {len(own_y)} ylabels")
+        ax.set_yticklabels(list(own_y), fontsize=fontsize)
+    elif c != 0:
+        ax.tick_params(labelleft=False)
+    ax.tick_params(labelsize=fontsize)
+
+
+def _annotate(ax, m: np.ndarray, scale: _Scale, style: _Style) -> None:
+    """Each cell's value, written in it (white on dark cells)."""
+    for (i, j), value in np.ndenumerate(m):
+        dark = np.isfinite(value) and (value - scale.vmin) / (scale.vmax - scale.vmin) > 0.6
+        ax.text(j, i, "nan" if np.isnan(value) else format(value, style.fmt), ha="center",
+                va="center", color="white" if dark else "black",
+                fontsize=style.fontsize - 1)

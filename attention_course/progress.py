@@ -8,7 +8,7 @@ nothing while it runs and one summary line when it ends::
     training: 1200 steps in 41 s (loss=0.031)
 
 The book's build says it is the build by setting :data:`BUILD_VARIABLE` (see
-``book/_ext/sphinx_build_env.py``), which the notebooks' kernels inherit.
+``book_build/extensions/build_env.py``), which the notebooks' kernels inherit.
 """
 
 from __future__ import annotations

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import html
-import importlib.util
 import os
 import re
 import shutil
@@ -18,6 +17,7 @@ import pytest
 from autograder.commands.release import release
 from autograder.course import Course
 from autograder.proving.fill import fill_release
+from book_build import toc as book_toc
 
 REPO = Path(__file__).resolve().parent.parent
 # Implementations written apart from the solution, from the contract alone:
@@ -146,12 +146,12 @@ EXPLAINED_WARNINGS = [
 @pytest.fixture(scope="session")
 def site() -> Path:
     """Build the book as `make book` does: the notebooks executed two at a time into the
-    cache (book/_ext/execute_notebooks.py), then jupyter-book (outputs cached between builds).
+    cache (python -m book_build.execute), then jupyter-book (outputs cached between builds).
 
     The build must succeed without an unexplained warning; `nitpicky` in _config.yml makes a
     cross-reference that does not resolve one.
     """
-    executed = subprocess.run([sys.executable, str(REPO / "book/_ext/execute_notebooks.py"),
+    executed = subprocess.run([sys.executable, "-m", "book_build.execute",
                                "--jobs", "2", "--output-root", str(BOOK_OUTPUT)],
                               capture_output=True, text=True, timeout=1800, check=False)
     assert executed.returncode == 0, executed.stdout[-3000:] + executed.stderr[-3000:]
@@ -162,9 +162,9 @@ def site() -> Path:
     result = subprocess.run(command, capture_output=True, text=True, timeout=1800, check=False)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     assert_read_only_the_cache(result, "jupyter-book executed notebooks that "
-                               "execute_notebooks.py had cached (the cache did not recognise them)")
+                               "book_build.execute had cached (the cache did not recognise them)")
     # The Chinese site, from the same pages and the same cached outputs (make book's last step).
-    translated = subprocess.run([sys.executable, str(REPO / "book/_ext/build_translation.py"),
+    translated = subprocess.run([sys.executable, "-m", "book_build.translate",
                                  "build", "--language", "zh_CN",
                                  "--output-root", str(BOOK_OUTPUT)],
                                 capture_output=True, text=True, timeout=1800, check=False)
@@ -210,18 +210,10 @@ def browser():
 
 
 def toc_pages() -> list[str]:
-    """Every page of `_toc.yml`, in reading order (as the build reads it: book/_ext/toc.py)."""
-    return _book_toc().toc_pages(REPO)
+    """Every page of `_toc.yml`, in reading order (as the build reads it)."""
+    return book_toc.toc_pages(REPO)
 
 
 def is_notebook(path: Path) -> bool:
-    """Whether a page is a notebook (as the build decides: book/_ext/toc.py)."""
-    return path.exists() and _book_toc().is_notebook(path)
-
-
-def _book_toc():
-    """book/_ext/toc.py, which the build imports from its own folder."""
-    spec = importlib.util.spec_from_file_location("book_toc", REPO / "book" / "_ext" / "toc.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    """Whether a page is a notebook (as the build decides)."""
+    return path.exists() and book_toc.is_notebook(path)

@@ -19,8 +19,9 @@ from ..sandbox import zygote
 from ..sandbox.bubblewrap import sandbox_uid
 from ..sandbox.reaping import reap, reap_user
 from ..submission.child import GRADED_FOLDER
-from ..submission.execute import ExecuteSurvivingCrashes, describe_exit
+from ..submission.execute import describe_exit
 from ..submission.gradebook import expected_cells
+from ..submission.settings import max_fresh_runs
 from .forkserver import GradingProcess
 
 STARTUP_ALLOWANCE = 90   # seconds a grading process may spend starting nbgrader and a kernel
@@ -88,9 +89,7 @@ def run_child(course: Course, student: str, assignment: str, snapshot: Path, tim
     kernels = zygote.for_this_thread()
     if kernels is not None:
         argv.append(f"--zygote={kernels.folder}")
-    # Each run of the notebook may take `timeout`; a dead kernel costs a fresh run.
-    wall = timeout * (ExecuteSurvivingCrashes.max_fresh_runs.default_value + 2) \
-        + STARTUP_ALLOWANCE
+    wall = wall_clock(course, timeout)
     # The grading process's messages go to a file, not a pipe: a process the submission left behind
     # could hold a pipe open, and reading it would wait for that process.
     log = workspace / "grading.log"
@@ -114,6 +113,13 @@ def run_child(course: Course, student: str, assignment: str, snapshot: Path, tim
                          f"the grader failed on this submission ({last[:80]}; its "
                          f"process ended with {describe_exit(returncode)})")
     return Outcome.from_json(output.read_text())
+
+
+def wall_clock(course: Course, timeout: int) -> int:
+    """Seconds a grading process of ``course`` may take: each run of the notebook may take
+    ``timeout``, and a dead kernel costs a fresh run (as many as the executor is set to
+    allow), plus the process's start."""
+    return timeout * (max_fresh_runs(course, timeout) + 2) + STARTUP_ALLOWANCE
 
 
 def _ungraded(student: str, assignment: str, cells: dict, status: str, reason: str) -> Outcome:

@@ -9,10 +9,11 @@ import jupytext
 import nbformat
 
 from ..course import Course
+from ..course.catalogues import translated_entries
 from ..course.files import MARKERS, REGION, SUITE_FILE
 from ..course.languages import METADATA_KEY, TRANSLATIONS, catalogue_path, translated_name
 from ..submission import settings
-from .translation import read_catalogue, translate_notebook
+from .translation import translate_notebook
 
 _TRAILING_COMMENT = re.compile(r"\s+#.*$")
 
@@ -140,7 +141,7 @@ def write_translations(course: Course, assignment: str) -> list[Path]:
             if not catalogue.exists():
                 continue
             translated = translate_notebook(nbformat.read(english, as_version=4),
-                                            read_catalogue(catalogue), language,
+                                            translated_entries(catalogue), language,
                                             name=f"{assignment}/{notebook}.ipynb")
             target = english.with_name(f"{translated_name(notebook, language)}.ipynb")
             nbformat.write(translated, target)

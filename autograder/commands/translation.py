@@ -20,7 +20,6 @@ from __future__ import annotations
 import copy
 import re
 from functools import lru_cache
-from pathlib import Path
 
 from nbformat import NotebookNode
 
@@ -41,17 +40,6 @@ class MissingTranslation(ValueError):
 def has_letters(text: str) -> bool:
     """Whether ``text`` has letters outside its math and inline code (words to translate)."""
     return any(ch.isalpha() for ch in _CODE.sub("", _MATH.sub("", text)))
-
-
-def read_catalogue(path: Path) -> dict[str, str]:
-    """{msgid: msgstr} of a gettext catalogue's translated entries (fuzzy ones are not
-    translations, as for Sphinx)."""
-    from babel.messages.pofile import read_po
-
-    with path.open("rb") as handle:
-        catalogue = read_po(handle)
-    return {m.id: m.string for m in catalogue
-            if m.id and isinstance(m.id, str) and m.string and not m.fuzzy}
 
 
 @lru_cache(maxsize=1)

@@ -1,10 +1,14 @@
-"""The languages a notebook of the course is released in, and how a notebook says its own.
+"""The course's languages, in one table, and how a notebook says its own.
+
+:data:`LANGUAGES` is the one table of the languages the course is published in, English
+first: the grader releases every assignment's notebook in each of the others (below), and
+the book's build (``book_build``) makes a website in each, with a switch between them.
 
 An assignment's notebook ``<notebook>.ipynb`` is released in English; where the course has
 a gettext catalogue of its markdown for a language (``locales/<lang>/LC_MESSAGES/
 exercises/<assignment>/<notebook>.po``, the catalogue Sphinx extracts from the released
 notebook for the book's pages), ``release`` also writes ``<notebook>.<lang>.ipynb`` beside
-it (:mod:`autograder.course.translation`): the same notebook, its markdown translated, with
+it (:mod:`autograder.commands.translation`): the same notebook, its markdown translated, with
 ``"attention_course": {"language": "<lang>"}`` in its metadata. The English notebook
 carries no such key: a notebook without one is English, as is any notebook written outside
 the course. Either may be handed in; it is graded as ``<notebook>``.
@@ -13,12 +17,43 @@ the course. Either may be handed in; it is graded as ``<notebook>``.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
-ENGLISH = "en"
-TRANSLATIONS = ("zh_CN",)              # the languages notebooks are translated into
+
+@dataclass(frozen=True)
+class Language:
+    """A language the course is published in."""
+
+    code: str                 # as gettext and Sphinx name it: "en", "zh_CN"
+    name: str                 # in itself, as the site's language switch shows it
+    site_folder: str          # its website's folder from the English site's root ("": root)
+    read_this_page: str       # the switch's title, in the language: "Read this page in …"
+    output_figure: str        # alt text of a figure an output draws, without a section …
+    output_figure_in: str     # … and with its section's ``{title}``
+
+    @property
+    def tag(self) -> str:
+        """The BCP 47 tag of HTML's ``lang`` and ``hreflang``: ``zh_CN`` -> ``zh-CN``."""
+        return self.code.replace("_", "-")
+
+
+LANGUAGES = (
+    Language("en", "English", "", "Read this page in English",
+             "Plot drawn by the code cell above",
+             "Plot drawn by the code cell above (section “{title}”)"),
+    Language("zh_CN", "中文", "zh", "阅读本页的中文版",
+             "上方代码单元格画出的图", "上方代码单元格画出的图（“{title}”一节）"),
+)
+ENGLISH = LANGUAGES[0].code
+TRANSLATIONS = tuple(language.code for language in LANGUAGES[1:])   # what notebooks are
 METADATA_KEY = "attention_course"      # notebook metadata: {"language": "<lang>"}
 LOCALES_DIR = "locales"                # in the course directory, as Sphinx reads it
+
+
+def language(code: str | None) -> Language:
+    """The course's language ``code`` (English for None, or one it does not know)."""
+    return next((known for known in LANGUAGES if known.code == code), LANGUAGES[0])
 
 
 def translated_name(notebook: str, language: str) -> str:

@@ -10,7 +10,7 @@ and its kind (for machines: the diagnosis compares kinds, never messages).
 from __future__ import annotations
 
 import base64
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -18,8 +18,8 @@ import torch
 
 from ..course.outcome import clip
 from .probe import MESSAGE_LIMIT
-from .references import Expected, _value
-from .vocabulary import ANY, Call, Partial
+from .references import Expected
+from .vocabulary import ANY, Call, Partial, expected_tensor
 
 _DTYPES = {"float32": np.float32, "float64": np.float64, "int64": np.int64, "bool": np.bool_}
 _TOLERANCE = {"float32": (1e-4, 1e-5), "float64": (1e-7, 1e-9)}   # (rtol, atol)
@@ -89,7 +89,7 @@ def _compare(report: Any, expected: torch.Tensor | Partial, what: str,
     """Raise :class:`Mismatch` unless ``report`` is a plain tensor equal to ``expected``
     (close to it, for floating point; on its known entries only, for a :class:`Partial`)."""
     known = expected.known.numpy() if isinstance(expected, Partial) else None
-    expected = _value(expected)
+    expected = expected_tensor(expected)
     actual = _decode(report, what)
     dtype = _dtype_name(expected)
     if report["dtype"] != dtype:
@@ -136,16 +136,85 @@ def _outputs(report: Any, count: int, what: str) -> list:
 
 
 def _check_call(e: Expected, observation: dict, seen: dict[str, dict]) -> None:
-    call, what = e.call, e.call.label
+    """Raise :class:`Mismatch` unless ``observation`` (the kernel's report of one call)
+    answers ``e``, in the call's mode (:data:`MODES`); ``seen`` holds the reports of the
+    other calls, by label."""
     if observation.get("inline"):
         if e.inline is None:
-            raise Mismatch("malformed", f"{what}: the report is malformed")
+            raise Mismatch("malformed", f"{e.call.label}: the report is malformed")
         e = e.inline      # the student's code computed the stand-ins' parts itself
-    if call.expect_error is not None:
-        _check_error(call.expect_error, observation, what)
-        return
-    if call.expect is None and call.same_as is None and call.check is None:
-        return                     # observed only, for another call to be compared with
+    mode = next(mode for mode in MODES if mode.applies(e.call))
+    mode.check(e, observation, seen)
+
+
+def _raises(e: Expected, observation: dict, seen: dict[str, dict]) -> None:
+    _check_error(e.call.expect_error, observation, e.call.label)
+
+
+def _observed_only(e: Expected, observation: dict, seen: dict[str, dict]) -> None:
+    """Nothing to judge: the call is there for another call to be compared with."""
+
+
+def _same_as(e: Expected, observation: dict, seen: dict[str, dict]) -> None:
+    """The outputs equal those of the call ``call.same_as`` (in the same kernel)."""
+    call, what = e.call, e.call.label
+    report = _answered(call, observation)
+    other = seen.get(call.same_as, {})
+    if "outputs" not in other or "error" in other:
+        raise Mismatch("not reported", f"{what}: could not be compared with {call.same_as}")
+    reference = other["outputs"]
+    items = reference.get("items") if reference.get("kind") == "tuple" else [reference]
+    mine = _outputs(report, len(items), what)
+    for a, b in zip(mine, items, strict=True):
+        _compare(a, torch.from_numpy(_decode(b, call.same_as).copy()), what)
+
+
+def _passes_its_check(e: Expected, observation: dict, seen: dict[str, dict]) -> None:
+    """The outputs pass the call's own ``check`` (a property rather than values)."""
+    call, what = e.call, e.call.label
+    report = _answered(call, observation)
+    items = report.get("items") if isinstance(report, dict) and \
+        report.get("kind") == "tuple" else [report]
+    problem = call.check([_decode(item, what) for item in (items or [])])
+    if problem:
+        raise Mismatch("values", f"{what}: {problem}")
+    _check_effects(e, observation)
+
+
+def _equals_the_reference(e: Expected, observation: dict, seen: dict[str, dict]) -> None:
+    """The outputs equal the reference's (close to them, for floating point)."""
+    what = e.call.label
+    outputs = _outputs(_answered(e.call, observation), len(e.outputs), what)
+    for i, (report, want) in enumerate(zip(outputs, e.outputs, strict=True)):
+        _compare(report, want, what if len(e.outputs) == 1 else f"{what}, result {i + 1}")
+    _check_effects(e, observation)
+
+
+class Mode(NamedTuple):
+    """One way of judging a call: the calls it applies to, and its checker (which raises
+    :class:`Mismatch`)."""
+
+    name: str
+    applies: Callable[[Call], bool]
+    check: Callable[[Expected, dict, dict[str, dict]], None]
+
+
+# A call is judged in the first mode that applies to it.
+MODES = (
+    Mode("raises", lambda call: call.expect_error is not None, _raises),
+    Mode("observed only",
+         lambda call: call.expect is None and call.same_as is None and call.check is None,
+         _observed_only),
+    Mode("same as another call", lambda call: call.same_as is not None, _same_as),
+    Mode("passes its check", lambda call: call.check is not None, _passes_its_check),
+    Mode("equals the reference", lambda call: True, _equals_the_reference),
+)
+
+
+def _answered(call: Call, observation: dict) -> Any:
+    """The report of the call's outputs; :class:`Mismatch` if the call raised, called a
+    forbidden function, or reported no outputs."""
+    what = call.label
     if "error" in observation:
         raise Mismatch("raises",
                        f"{what}: your code raised {str(observation['error'])[:MESSAGE_LIMIT]}")
@@ -157,28 +226,14 @@ def _check_call(e: Expected, observation: dict, seen: dict[str, dict]) -> None:
             else "a forbidden function"
         raise Mismatch("forbidden",
                        f"{what}: your code called {names}, which graded code must not call")
-    if call.same_as is not None:
-        other = seen.get(call.same_as, {})
-        if "outputs" not in other or "error" in other:
-            raise Mismatch("not reported", f"{what}: could not be compared with {call.same_as}")
-        reference = other["outputs"]
-        items = reference.get("items") if reference.get("kind") == "tuple" else [reference]
-        mine = _outputs(observation["outputs"], len(items), what)
-        for a, b in zip(mine, items, strict=True):
-            _compare(a, torch.from_numpy(_decode(b, call.same_as).copy()), what)
-        return
-    if call.check is not None:
-        report = observation["outputs"]
-        items = report.get("items") if isinstance(report, dict) and \
-            report.get("kind") == "tuple" else [report]
-        arrays = [_decode(item, what) for item in (items or [])]
-        problem = call.check(arrays)
-        if problem:
-            raise Mismatch("values", f"{what}: {problem}")
-    else:
-        outputs = _outputs(observation["outputs"], len(e.outputs), what)
-        for i, (report, want) in enumerate(zip(outputs, e.outputs, strict=True)):
-            _compare(report, want, what if len(e.outputs) == 1 else f"{what}, result {i + 1}")
+    return observation["outputs"]
+
+
+def _check_effects(e: Expected, observation: dict) -> None:
+    """Beyond the outputs: no tensor argument changed in place, the stand-ins called as
+    the contract says (unless the student's code computed their parts itself), and the
+    gradients, where the call compares them."""
+    call, what = e.call, e.call.label
     tensors = [a for a in call.args if isinstance(a, torch.Tensor)]
     after = [a for a in observation.get("inputs_after", []) if a is not None]
     if len(after) != len(tensors):

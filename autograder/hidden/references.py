@@ -20,7 +20,7 @@ import torch
 
 from ..course.files import HELPERS_FILE
 from . import probe
-from .vocabulary import Call, Helper, Module, Partial, Student, Suite
+from .vocabulary import Call, Helper, Module, Partial, Student, Suite, expected_tensor
 
 
 def _tuple(value: Any) -> tuple:
@@ -72,10 +72,6 @@ class Expected:
     inline: Expected | None = None        # for code that computes the stand-ins' parts
 
 
-def _value(output: Any) -> torch.Tensor:
-    return output.value if isinstance(output, Partial) else output
-
-
 def _run_reference(call: Call, helpers: dict, grad: bool, inline: bool = False):
     """(outputs, tensor args, reference instance) of the reference (``call.inline`` with
     ``inline``) on fresh inputs."""
@@ -108,7 +104,7 @@ def _mix(outputs: tuple, index: int) -> list[torch.Tensor]:
     generator = torch.Generator().manual_seed(1000 + index)
     mix = []
     for output in outputs:
-        value = _value(output)
+        value = expected_tensor(output)
         if not value.is_floating_point():      # token ids, masks: nothing to differentiate
             mix.append(torch.zeros(value.shape))
             continue
@@ -132,7 +128,7 @@ def _reference_answer(call: Call, helpers: dict, mix_of: Callable[[tuple], list]
     mix = mix_of(outputs)
     names = [name for name, _ in instance.named_parameters()] if instance is not None else []
     results, args, instance = _run_reference(call, helpers, grad=True, inline=inline)
-    loss = sum((_value(o) * m).sum() for o, m in zip(results, mix, strict=True))
+    loss = sum((expected_tensor(o) * m).sum() for o, m in zip(results, mix, strict=True))
     leaves = [a for a in args if isinstance(a, torch.Tensor) and a.requires_grad]
     parameters = list(instance.parameters()) if instance is not None else []
     grads = torch.autograd.grad(loss, leaves + parameters, allow_unused=True) \

@@ -129,6 +129,12 @@ class Partial:
         return Partial(self.value.detach(), self.known)
 
 
+def expected_tensor(output: torch.Tensor | Partial) -> torch.Tensor:
+    """The tensor of an expected output: a :class:`Partial`'s values (its open entries
+    included), or the tensor itself."""
+    return output.value if isinstance(output, Partial) else output
+
+
 @dataclass
 class Call:
     """One hidden case: ``function(*args, **kwargs)`` in the student's kernel.

@@ -20,6 +20,7 @@ import shutil
 import tempfile
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
@@ -62,81 +63,178 @@ def _cpu(timeout: int) -> int:
     return 2 * timeout + 60
 
 
-def grade_in_scratch(course: Course, assignment: str, student: str, gradebook: Path,
-                     timeout: int, workspace: Path, zygote: Zygote | None = None,
-                     execute: bool = True, threads: int = 1) -> Outcome:
-    """Grade ``submitted/<student>/<assignment>`` with nbgrader in a scratch directory made
-    inside ``workspace``, and leave the graded notebooks in ``workspace/graded`` for the
-    one writer to record.
+@dataclass(frozen=True)
+class Submission:
+    """What to grade: ``course``'s ``submitted/<student>/<assignment>``."""
 
-    Whoever gave the workspace can find whatever grading left running (its processes name
-    it). With a ``zygote`` (:mod:`autograder.sandbox.zygote`), the notebook's kernels are
-    forked warm by it, in its sandbox, rather than started cold in a sandbox of their own.
-    Without ``execute``, every step is taken but running the notebook (see
-    :func:`rehearse`). The kernel computes on ``threads`` threads (see
+    course: Course
+    assignment: str
+    student: str
+
+
+@dataclass(frozen=True)
+class Run:
+    """How to grade it: against a snapshot of the ``gradebook``, the notebook allowed
+    ``timeout`` seconds, in a scratch directory made inside ``workspace``.
+
+    With a ``zygote`` (:mod:`autograder.sandbox.zygote`), the notebook's kernels are forked
+    warm by it, in its sandbox, rather than started cold in a sandbox of their own. Without
+    ``execute``, every step is taken but running the notebook (see :func:`rehearse`). The
+    kernel computes on ``threads`` threads (see
     :meth:`~autograder.sandbox.bubblewrap.Limits.threads_for`).
     """
-    started = time.monotonic()
-    outcome = Outcome(student=student, assignment=assignment)
-    submission = course.submitted / student / assignment
-    with tempfile.TemporaryDirectory(prefix="autograde-", dir=workspace) as scratch_dir, \
-            tempfile.TemporaryDirectory(prefix="ag-") as sockets, \
-            scratch_databases(Path(scratch_dir)):
-        scratch = Course.at(scratch_dir)
-        shutil.copy(gradebook, scratch.gradebook_path)
-        cells = expected_cells(scratch.db_url, assignment)
-        staged = scratch.submitted / SCRATCH_STUDENT / assignment
-        outcome.reasons.extend(copy_regular_files(submission, staged))
-        restore_released_files(course, assignment, staged)
-        outcome.reasons.extend(choose_notebooks(staged, list(cells)))
-        outcome.language = submission_language(staged, list(cells))
-        gradable = []
-        for notebook in cells:
-            problem = readable_notebook(staged / f"{notebook}.ipynb")
-            if problem:
-                outcome.reasons.append(problem)
-                (staged / f"{notebook}.ipynb").unlink(missing_ok=True)
-            else:
-                gradable.append(notebook)
 
-        logs = Path(scratch_dir)
-        if gradable:
-            # The kernel works in a folder of its own, never in the one nbgrader writes.
-            # (with a zygote, this path only names the submission's kernels: see reap)
-            workdir = Path(scratch_dir) / "sandbox" / assignment
-            if zygote is not None:
-                zygote.clear()
-            kernel = kernelspec.install(Path(scratch_dir), workdir,
-                                        Limits(cpu_seconds=_cpu(timeout), threads=threads),
-                                        ipc_dir=Path(sockets), zygote=zygote)
-            extra = settings.sandboxed(course, kernel, logs, execute=execute)
-            try:
-                with _first_on_jupyter_path(kernel.jupyter_path):
-                    result = settings.api(scratch, timeout=timeout, extra=extra).autograde(
-                        assignment, SCRATCH_STUDENT, force=True, create=True)
-            finally:      # whatever the notebook started dies before its results are read
-                reap_user(sandbox_uid())
-                reap(workdir)
-                if zygote is not None:
-                    zygote.clear()
-            if not result["success"]:
-                outcome.reasons.append(_nbgrader_failure(result))
-                outcome.abnormal.append(f"nbgrader could not grade: {outcome.reasons[-1]}")
-            outcome.abnormal.extend(logged_events(settings.events_file(logs)))
-        graded_dir = scratch.autograded / SCRATCH_STUDENT / assignment
-        hidden = logged_failures(settings.verdicts_file(logs))
-        outcome.cells = _collect_cells(scratch, graded_dir, staged, cells, assignment,
-                                       SCRATCH_STUDENT, hidden)
-        for notebook in sorted(graded_dir.glob("*.ipynb")):
-            outcome.reasons.extend(answer_errors(notebook))
-            outcome.abnormal.extend(irregular_cells(notebook))
-        target = workspace / GRADED_FOLDER
-        if target.exists():
-            shutil.rmtree(target)
-        if graded_dir.exists():
-            copy_regular_files(graded_dir, target)
-    outcome.seconds = round(time.monotonic() - started, 2)
-    return outcome
+    gradebook: Path
+    timeout: int
+    workspace: Path
+    zygote: Zygote | None = None
+    execute: bool = True
+    threads: int = 1
+
+
+@dataclass(frozen=True)
+class Scratch:
+    """The scratch course directory a submission is graded in, the folder its kernel's
+    sockets are made in, and where the executor and the judge log (see :mod:`.verdicts`)."""
+
+    course: Course
+    sockets: Path
+    logs: Path
+
+
+@dataclass
+class Staged:
+    """The submission as staged in the scratch course: the cells each notebook must have
+    (``{notebook: [cell]}``), the notebooks that can be graded, what was wrong with the
+    files handed in, and the notebooks' language."""
+
+    folder: Path
+    cells: dict[str, list[ExpectedCell]]
+    gradable: list[str]
+    reasons: list[str]
+    language: str
+
+
+@dataclass
+class Findings:
+    """What a step found: reasons said to the student, and what went wrong that may not be
+    the submission's doing (see :attr:`~autograder.course.Outcome.abnormal`)."""
+
+    reasons: list[str] = field(default_factory=list)
+    abnormal: list[str] = field(default_factory=list)
+
+
+def grade_in_scratch(submission: Submission, run: Run) -> Outcome:
+    """Grade ``submission`` with nbgrader in a scratch directory made inside
+    ``run.workspace``, and leave the graded notebooks in ``workspace/graded`` for the one
+    writer to record: stage, run nbgrader, read the verdicts back, hand the notebooks over.
+
+    Whoever gave the workspace can find whatever grading left running (its processes name
+    it).
+    """
+    started = time.monotonic()
+    with _scratch(run) as scratch:
+        staged = _stage(submission, run, scratch)
+        ran = _autograde(submission, run, scratch) if staged.gradable else Findings()
+        cells, read = _read_back(scratch, staged, submission.assignment)
+        _hand_over(scratch, submission.assignment, run.workspace)
+    return Outcome(student=submission.student, assignment=submission.assignment, cells=cells,
+                   reasons=staged.reasons + ran.reasons + read.reasons,
+                   abnormal=ran.abnormal + read.abnormal, language=staged.language,
+                   seconds=round(time.monotonic() - started, 2))
+
+
+@contextlib.contextmanager
+def _scratch(run: Run) -> Iterator[Scratch]:
+    """A scratch course in the workspace, with a copy of the gradebook snapshot (and a
+    folder for the kernel's sockets outside it); all removed afterwards."""
+    with tempfile.TemporaryDirectory(prefix="autograde-", dir=run.workspace) as folder, \
+            tempfile.TemporaryDirectory(prefix="ag-") as sockets, \
+            scratch_databases(Path(folder)):
+        course = Course.at(folder)
+        shutil.copy(run.gradebook, course.gradebook_path)
+        yield Scratch(course, Path(sockets), logs=Path(folder))
+
+
+def _stage(submission: Submission, run: Run, scratch: Scratch) -> Staged:
+    """The submission's regular files, with the released files it lacks, handed in by
+    :data:`SCRATCH_STUDENT` in the scratch course; a notebook that cannot be read is
+    removed (and said so)."""
+    assignment = submission.assignment
+    cells = expected_cells(scratch.course.db_url, assignment)
+    folder = scratch.course.submitted / SCRATCH_STUDENT / assignment
+    handed_in = submission.course.submitted / submission.student / assignment
+    reasons = copy_regular_files(handed_in, folder)
+    restore_released_files(submission.course, assignment, folder)
+    reasons += choose_notebooks(folder, list(cells))
+    language = submission_language(folder, list(cells))
+    gradable = []
+    for notebook in cells:
+        problem = readable_notebook(folder / f"{notebook}.ipynb")
+        if problem:
+            reasons.append(problem)
+            (folder / f"{notebook}.ipynb").unlink(missing_ok=True)
+        else:
+            gradable.append(notebook)
+    return Staged(folder, cells, gradable, reasons, language)
+
+
+def _autograde(submission: Submission, run: Run, scratch: Scratch) -> Findings:
+    """nbgrader's autograde of the staged submission, its kernel in the sandbox; whatever
+    the notebook started dies before its results are read."""
+    # The kernel works in a folder of its own, never in the one nbgrader writes.
+    # (with a zygote, this path only names the submission's kernels: see reap)
+    workdir = scratch.logs / "sandbox" / submission.assignment
+    if run.zygote is not None:
+        run.zygote.clear()
+    kernel = kernelspec.install(scratch.logs, workdir,
+                                Limits(cpu_seconds=_cpu(run.timeout), threads=run.threads),
+                                ipc_dir=scratch.sockets, zygote=run.zygote)
+    extra = settings.sandboxed(submission.course, kernel, scratch.logs, execute=run.execute)
+    try:
+        with _first_on_jupyter_path(kernel.jupyter_path):
+            result = settings.api(scratch.course, timeout=run.timeout, extra=extra).autograde(
+                submission.assignment, SCRATCH_STUDENT, force=True, create=True)
+    finally:
+        reap_user(sandbox_uid())
+        reap(workdir)
+        if run.zygote is not None:
+            run.zygote.clear()
+    found = Findings()
+    if not result["success"]:
+        reason = _nbgrader_failure(result)
+        found.reasons.append(reason)
+        found.abnormal.append(f"nbgrader could not grade: {reason}")
+    found.abnormal.extend(logged_events(settings.events_file(scratch.logs)))
+    return found
+
+
+def _read_back(scratch: Scratch, staged: Staged, assignment: str
+               ) -> tuple[list[CellResult], Findings]:
+    """Every cell's verdict, and what the graded notebooks show went wrong."""
+    graded = _graded_folder(scratch, assignment)
+    hidden = logged_failures(settings.verdicts_file(scratch.logs))
+    cells = _collect_cells(scratch.course, graded, staged.folder, staged.cells, assignment,
+                           SCRATCH_STUDENT, hidden)
+    found = Findings()
+    for notebook in sorted(graded.glob("*.ipynb")):
+        found.reasons.extend(answer_errors(notebook))
+        found.abnormal.extend(irregular_cells(notebook))
+    return cells, found
+
+
+def _hand_over(scratch: Scratch, assignment: str, workspace: Path) -> None:
+    """The graded notebooks into ``workspace``'s :data:`GRADED_FOLDER`, for the writer."""
+    graded = _graded_folder(scratch, assignment)
+    target = workspace / GRADED_FOLDER
+    if target.exists():
+        shutil.rmtree(target)
+    if graded.exists():
+        copy_regular_files(graded, target)
+
+
+def _graded_folder(scratch: Scratch, assignment: str) -> Path:
+    return scratch.course.autograded / SCRATCH_STUDENT / assignment
 
 
 @contextlib.contextmanager
@@ -170,8 +268,9 @@ def rehearse(course: Course, assignment: str, gradebook: Path) -> Outcome:
         stage.source.symlink_to(course.source.resolve(), target_is_directory=True)
         submission = stage.submitted / REHEARSAL_STUDENT / assignment
         shutil.copytree(course.release / assignment, submission)
-        return grade_in_scratch(stage, assignment, REHEARSAL_STUDENT, gradebook,
-                                timeout=60, workspace=Path(folder), execute=False)
+        return grade_in_scratch(Submission(stage, assignment, REHEARSAL_STUDENT),
+                                Run(gradebook, timeout=60, workspace=Path(folder),
+                                    execute=False))
 
 
 def _collect_cells(scratch: Course, graded_dir: Path, staged: Path, cells: dict,
@@ -272,11 +371,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--threads", type=int, default=1,
                         help="compute threads of the notebook's kernel (default: 1)")
     args = parser.parse_args(argv)
-    outcome = grade_in_scratch(Course.at(args.root), args.assignment, args.student,
-                               Path(args.gradebook), args.timeout,
-                               Path(args.workspace),
-                               Zygote(Path(args.zygote)) if args.zygote else None,
-                               threads=args.threads)
+    submission = Submission(Course.at(args.root), args.assignment, args.student)
+    run = Run(Path(args.gradebook), args.timeout, Path(args.workspace),
+              zygote=Zygote(Path(args.zygote)) if args.zygote else None, threads=args.threads)
+    outcome = grade_in_scratch(submission, run)
     Path(args.output).write_text(outcome.to_json())
 
 

@@ -7,7 +7,8 @@
 * :func:`sandboxed` — on top, for grading in a scratch course: the notebook's kernel in the
   sandbox (:class:`~autograder.sandbox.kernelspec.SandboxKernel`), the course's own release
   and hidden tests, and the files the executor and the judge log to;
-* :func:`api` — nbgrader's Python API for a course directory with such settings.
+* :func:`api` — nbgrader's Python API for a course directory with such settings;
+* :func:`max_fresh_runs` — one of those settings, read as the executor reads it.
 """
 
 from __future__ import annotations
@@ -146,6 +147,14 @@ def sandboxed(course: Course, kernel: SandboxKernel, logs: Path,
     c.AsyncKernelManager.client_class = \
         f"{ReadyKernelClient.__module__}.{ReadyKernelClient.__qualname__}"
     return c
+
+
+def max_fresh_runs(course: Course, timeout: int = DEFAULT_TIMEOUT) -> int:
+    """Fresh runs of a notebook the executor allows after a kernel dies, as the settings a
+    submission of ``course`` is graded with set them (the supervisor's clock is sized on
+    it)."""
+    settings = configure(Config(), course.root, timeout=timeout)
+    return ExecuteSurvivingCrashes(config=settings).max_fresh_runs
 
 
 def events_file(logs: Path) -> Path:

@@ -132,9 +132,6 @@ def test_once_a_service_is_set_every_executable_page_can_be_launched(tmp_path):
     config["launch_buttons"].update(binderhub_url="https://mybinder.org",
                                     jupyterhub_url="https://hub.attention-course-tests.org")
     config["execute"]["execute_notebooks"] = "off"
-    # jupyter-book finds local extensions relative to the config file: this one is elsewhere.
-    config["sphinx"]["local_extensions"] = {
-        name: str(REPO / folder) for name, folder in config["sphinx"]["local_extensions"].items()}
     (tmp_path / "_config.yml").write_text(yaml.safe_dump(config, sort_keys=False))
     jupyter_book = Path(sys.executable).parent / "jupyter-book"
     result = subprocess.run([str(jupyter_book), "build", str(REPO), "--builder", "html",

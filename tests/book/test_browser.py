@@ -33,7 +33,7 @@ VIEWPORT = {"width": 1280, "height": 800}
 
 PAGES = toc_pages()
 EXERCISES = [page for page in PAGES if page.startswith("exercises/")]
-# The Chinese site (book/_ext/build_translation.py): every page again, under zh/.
+# The Chinese site (python -m book_build.translate): every page again, under zh/.
 CHINESE = "zh/"
 PAGES_IN_BOTH_LANGUAGES = PAGES + [CHINESE + page for page in PAGES]
 CJK = re.compile(r"[\u4e00-\u9fff]")

@@ -12,18 +12,15 @@ import base64
 import hashlib
 import json
 import re
-import sys
 from pathlib import Path
 
 import pytest
 from jupyter_cache import get_cache
 
-from attention_course.figure_translation import METADATA_KEY, untranslated
+from book_build import figure_strings
+from book_build.execute import book_pages, read_notebook
+from book_build.figures.translation import METADATA_KEY, untranslated
 from tests.conftest import BOOK_OUTPUT, REPO
-
-sys.path.insert(0, str(REPO / "book" / "_ext"))
-import figure_strings  # noqa: E402  (book/_ext is not a package)
-from execute_notebooks import book_pages, read_notebook  # noqa: E402
 
 pytestmark = pytest.mark.xdist_group("book")
 
@@ -120,29 +117,3 @@ def name(src: str) -> str:
 
 def test_the_figure_catalogue_is_complete_and_up_to_date(site):
     assert figure_strings.main(["--check", "--output-root", str(BOOK_OUTPUT)]) == 0
-
-
-def test_a_page_whose_cached_outputs_are_newer_is_read_again(tmp_path):
-    """book/_ext/sphinx_fresh_outputs.py: execute_notebooks.py re-executes a page whose
-    figures' translations changed, its source unchanged; the next build must read it."""
-    import time
-    from types import SimpleNamespace
-
-    import nbformat
-    from jupyter_cache.base import CacheBundleIn
-    from sphinx_fresh_outputs import pages_with_newer_outputs
-
-    page = tmp_path / "page.md"
-    page.write_text("# A page\n")
-    cache = get_cache(str(tmp_path / "cache"))
-    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1 + 1")])
-    read_before = time.time_ns() // 1_000 - 10_000_000  # read 10 s before it was cached
-    cache.cache_notebook_bundle(CacheBundleIn(notebook, str(page)), check_validity=False)
-    env = SimpleNamespace(
-        mystnb_config=SimpleNamespace(execution_cache_path=str(tmp_path / "cache")),
-        path2doc=lambda path: "page" if Path(path) == page else None,
-        all_docs={"page": read_before})
-    assert pages_with_newer_outputs(None, env, set(), set(), set()) == ["page"]
-    env.all_docs["page"] = time.time_ns() // 1_000 + 10_000_000  # read after it was cached
-    assert pages_with_newer_outputs(None, env, set(), set(), set()) == []
-    assert pages_with_newer_outputs(None, env, set(), {"page"}, set()) == []

@@ -1,23 +1,19 @@
 """The Chinese catalogues (``locales/zh_CN``): complete, their markup intact, compilable.
 
-One catalogue per page, made by Sphinx's gettext builder; ``book/_ext/check_translations.py``
+One catalogue per page, made by Sphinx's gettext builder; :mod:`book_build.check_translations`
 checks each entry. The checker itself is proven on a catalogue with the faults it must find.
 """
 
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 
 import pytest
 from babel.messages.catalog import Catalog
 from babel.messages.pofile import write_po
 
+from book_build.check_translations import problems_of
 from tests.conftest import REPO, toc_pages
-
-sys.path.insert(0, str(REPO / "book" / "_ext"))
-from check_translations import problems_of  # noqa: E402  (book/_ext is not a package)
 
 MESSAGES = REPO / "locales" / "zh_CN" / "LC_MESSAGES"
 CATALOGUES = sorted(MESSAGES.rglob("*.po"))
@@ -51,59 +47,6 @@ def test_the_checker_finds_what_it_must(tmp_path, source, translation, fault):
     problems = problems_of(path)
     assert (fault is None and problems == []) or \
         (fault is not None and len(problems) == 1 and fault in problems[0]), problems
-
-
-# A translated build stops on a message without its translation
-# (book/_ext/sphinx_languages.py): shown on a two-page Sphinx project.
-PAGE = """Attention
-=========
-
-A weighted sum of values.
-
-The weights sum to one.
-"""
-TRANSLATED = {"Attention": "注意力", "A weighted sum of values.": "值的加权求和。",
-              "The weights sum to one.": "权重之和为一。"}
-
-
-def build_translated(tmp_path, translations: dict[str, str], fuzzy: frozenset = frozenset()):
-    (tmp_path / "conf.py").write_text(
-        f"import sys\nsys.path.insert(0, {str(REPO / 'book' / '_ext')!r})\n"
-        "extensions = ['sphinx_languages']\nlanguage = 'zh_CN'\n"
-        "locale_dirs = ['locales']\ngettext_compact = False\n")
-    (tmp_path / "index.rst").write_text(PAGE + "\n.. toctree::\n\n   other\n")
-    (tmp_path / "other.rst").write_text(PAGE)
-    for page in ("index", "other"):
-        catalog = Catalog(locale="zh_CN")
-        for source, translation in translations.items():
-            catalog.add(source, translation, flags=["fuzzy"] if source in fuzzy else [])
-        folder = tmp_path / "locales" / "zh_CN" / "LC_MESSAGES"
-        folder.mkdir(parents=True, exist_ok=True)
-        with (folder / f"{page}.po").open("wb") as f:
-            write_po(f, catalog)
-    return subprocess.run([sys.executable, "-m", "sphinx", "-b", "html", "-q", str(tmp_path),
-                           str(tmp_path / "_build")], capture_output=True, text=True,
-                          timeout=300, check=False)
-
-
-def test_a_complete_catalogue_builds(tmp_path):
-    result = build_translated(tmp_path, TRANSLATED)
-    assert result.returncode == 0, result.stderr
-    assert "权重之和为一" in (tmp_path / "_build" / "other.html").read_text()
-
-
-@pytest.mark.parametrize("how", ["missing", "fuzzy"])
-def test_a_missing_translation_stops_the_build_and_is_named(tmp_path, how):
-    translations = dict(TRANSLATED)
-    if how == "missing":
-        del translations["The weights sum to one."]
-    result = build_translated(tmp_path, translations,
-                              fuzzy=frozenset({"The weights sum to one."} if how == "fuzzy"
-                                              else ()))
-    assert result.returncode != 0
-    assert "2 message(s) have no zh_CN translation" in result.stderr, result.stderr
-    assert "index.rst:6: The weights sum to one." in result.stderr, result.stderr
-    assert "other.rst:6: The weights sum to one." in result.stderr, result.stderr
 
 
 # The exercises' diagrams (SVG files released beside the notebooks) have a Chinese twin,

@@ -17,7 +17,7 @@ import pytest
 
 from autograder.commands.grade import grade
 from autograder.sandbox import bubblewrap
-from autograder.submission.child import grade_in_scratch
+from autograder.submission.child import Run, Submission, grade_in_scratch
 from tests.conftest import ASSIGNMENT, REPO, filled, make_course, submit
 
 # The module's tests share one graded batch: run them on one worker, so it is graded once.
@@ -189,8 +189,8 @@ def test_grading_in_scratch_leaves_the_environment_as_it_was(tmp_path):
     submit(course, "student", filled(course))
     (tmp_path / "workspace").mkdir()
     before = dict(os.environ)
-    outcome = grade_in_scratch(course, ASSIGNMENT, "student", course.gradebook_path,
-                                      timeout=60, workspace=tmp_path / "workspace",
-                                      execute=False)
+    outcome = grade_in_scratch(Submission(course, ASSIGNMENT, "student"),
+                               Run(course.gradebook_path, timeout=60,
+                                   workspace=tmp_path / "workspace", execute=False))
     assert outcome.cells, outcome
     assert dict(os.environ) == before

@@ -5,7 +5,8 @@ MyST-NB gives an output image the alt text set in its cell's metadata
 the HTML would carry the image's file path as its alt text, which tells a screen reader
 nothing. This extension gives such images a text that at least says what they are and
 where: the plot drawn by the code cell above, in which section -- in the page's language
-(the section's title comes translated in a translated build).
+(the section's title comes translated in a translated build; the words are the course's
+table of languages', :mod:`autograder.course.languages`).
 """
 
 from __future__ import annotations
@@ -15,21 +16,16 @@ import re
 from docutils import nodes
 from sphinx.application import Sphinx
 
+from autograder.course.languages import language
+
 
 def is_cell_output(node: nodes.Node) -> bool:
     return isinstance(node, nodes.container) and "cell_output" in node.get("classes", [])
 
 
-DESCRIPTIONS = {
-    # language: (without a section, with the section's title)
-    "en": ("Plot drawn by the code cell above",
-           "Plot drawn by the code cell above (section “{title}”)"),
-    "zh_CN": ("上方代码单元格画出的图", "上方代码单元格画出的图（“{title}”一节）"),
-}
-
-
 def describe_output_figures(app: Sphinx, doctree: nodes.document, docname: str) -> None:
-    plain, in_section = DESCRIPTIONS.get(app.config.language or "en", DESCRIPTIONS["en"])
+    words = language(app.config.language)
+    plain, in_section = words.output_figure, words.output_figure_in
     for image in doctree.findall(nodes.image):
         if image.get("alt") or not any(is_cell_output(a) for a in ancestors(image)):
             continue

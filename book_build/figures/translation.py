@@ -16,8 +16,8 @@ translations travel in the output's metadata for ``image/png``::
 ``texts`` lists each string of the figure that has a word in it, with its role and its
 translation (``null``: none in the catalogue). So the cache holds every language's figure
 from one execution, the localised build only picks the right rendering
-(:mod:`attention_course.figure_translation_render`), and the strings to translate are read
-from the cache (``book/_ext/figure_strings.py``).
+(:mod:`book_build.figures.render`), and the strings to translate are read from the cache
+(:mod:`book_build.figure_strings`).
 
 Which strings must be translated (:func:`needs_translation`): every title, axis label,
 legend entry and text drawn on a figure that has a word in it (two letters or more outside
@@ -30,7 +30,7 @@ translation is the string itself: every string with a word is a translator's dec
 Strings that differ only in their numbers (``layer 1, head 2``, a score the page computed)
 share one entry, their template ``layer %1, head %2`` (:func:`translate`).
 
-The book's build loads the extension into its kernels (``book/_ext/execute_notebooks.py``);
+The book's build loads the extension into its kernels (:mod:`book_build.execute`);
 students' notebooks never load it, and the pages' code does not change.
 """
 
@@ -49,6 +49,10 @@ from matplotlib.figure import Figure
 from matplotlib.text import Text
 from matplotlib.ticker import Formatter
 
+from autograder.course.catalogues import translated_entries
+
+from ..paths import LOCALES
+
 __all__ = ["CATALOGUE", "DATA_ROLES", "LOCALES_VARIABLE", "METADATA_KEY", "VERSION",
            "figure_texts", "is_current",
            "load_catalogues", "load_ipython_extension", "needs_translation",
@@ -62,7 +66,7 @@ VERSION = 2
 
 LOCALES_VARIABLE = "ATTENTION_COURSE_LOCALES"
 """Environment variable naming the folder of ``<language>/LC_MESSAGES/figures.po``
-(default: ``locales/`` beside this package, in the course's repository)."""
+(default: the repository's ``locales/``)."""
 
 CATALOGUE = "figures.po"
 
@@ -117,7 +121,7 @@ def needs_translation(role: str, text: str) -> bool:
 def default_locales() -> Path:
     """The folder of the catalogues: ``$ATTENTION_COURSE_LOCALES``, else the repository's."""
     folder = os.environ.get(LOCALES_VARIABLE)
-    return Path(folder) if folder else Path(__file__).resolve().parent.parent / "locales"
+    return Path(folder) if folder else LOCALES
 
 
 def load_catalogues(locales: Path | None = None) -> dict[str, dict[str, str]]:
@@ -127,18 +131,9 @@ def load_catalogues(locales: Path | None = None) -> dict[str, dict[str, str]]:
         language (e.g. ``"zh_CN"``) -> {English string: translation}; entries that are
         untranslated or fuzzy are left out.
     """
-    from babel.messages.pofile import read_po  # only the book's build needs babel
-
     locales = default_locales() if locales is None else locales
-    catalogues: dict[str, dict[str, str]] = {}
-    for path in sorted(locales.glob(f"*/LC_MESSAGES/{CATALOGUE}")):
-        with path.open("rb") as f:
-            catalogue = read_po(f)
-        catalogues[path.parent.parent.name] = {
-            message.id: message.string for message in catalogue
-            if message.id and isinstance(message.id, str) and message.string
-            and not message.fuzzy}
-    return catalogues
+    return {path.parent.parent.name: translated_entries(path)
+            for path in sorted(locales.glob(f"*/LC_MESSAGES/{CATALOGUE}"))}
 
 
 def figure_texts(fig: Figure) -> list[tuple[str, Text]]:

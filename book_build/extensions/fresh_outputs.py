@@ -1,9 +1,9 @@
 """Sphinx extension: a page is read again when its cached outputs are newer than the page.
 
 Sphinx reads a page again when its source changed; MyST-NB then takes its outputs from the
-jupyter cache. But ``execute_notebooks.py`` also executes pages whose source did not
+jupyter cache. But :mod:`book_build.execute` also executes pages whose source did not
 change: those whose figures' translations are out of date (``figures.po`` changed, see
-``attention_course/figure_translation.py``). Without this extension an incremental build,
+:mod:`book_build.figures.translation`). Without this extension an incremental build,
 English or Chinese, would keep showing their old outputs. It adds to Sphinx's outdated
 documents every notebook page whose cache record was written after the page was last read.
 """

@@ -1,7 +1,7 @@
 """MyST-NB plugin: a localised build of the book shows each figure in the page's language.
 
 While the book's notebooks execute, every Matplotlib figure is also rendered with its
-strings translated, into its output's metadata (:mod:`attention_course.figure_translation`).
+strings translated, into its output's metadata (:mod:`book_build.figures.translation`).
 This plugin, registered in ``pyproject.toml`` under MyST-NB's entry-point group
 ``myst_nb.mime_renderers`` (MyST-NB asks every plugin of that group first, for every
 output), makes a build whose Sphinx ``language`` has such a rendering write that one
@@ -22,18 +22,19 @@ from typing import Any, ClassVar
 from docutils import nodes
 from myst_nb.core.render import MimeData, NbElementRenderer
 
-from attention_course.figure_translation import METADATA_KEY, untranslated
+from autograder.course.languages import ENGLISH
+
+from .translation import METADATA_KEY, untranslated
 
 __all__ = ["TranslatedFigures", "page_language"]
 
-SOURCE_LANGUAGE = "en"
 WARNING_TYPE = "figure_i18n"
 
 
 def page_language(renderer: NbElementRenderer) -> str:
     """The language the document is built in (Sphinx's ``language``; ``en`` by default)."""
     settings = renderer.renderer.document.settings
-    return getattr(settings, "language_code", None) or SOURCE_LANGUAGE
+    return getattr(settings, "language_code", None) or ENGLISH
 
 
 class TranslatedFigures:
@@ -47,7 +48,7 @@ class TranslatedFigures:
         """The image node of the figure rendered in the page's language, or None to let
         MyST-NB render ``data`` itself (English, or not a figure's PNG)."""
         language = page_language(renderer)
-        if data.mime_type != "image/png" or language.split("_")[0] == SOURCE_LANGUAGE:
+        if data.mime_type != "image/png" or language.split("_")[0] == ENGLISH:
             return None
         renderings: dict[str, Any] = data.output_metadata.get("image/png", {}).get(
             METADATA_KEY, {})
@@ -56,7 +57,7 @@ class TranslatedFigures:
         if rendering is None:
             renderer.logger.warning(
                 f"figure of {where} has no rendering in {language}: execute the notebooks "
-                "with book/_ext/execute_notebooks.py", subtype=WARNING_TYPE, line=data.line)
+                "with python -m book_build.execute", subtype=WARNING_TYPE, line=data.line)
             return None
         missing = untranslated(rendering)
         if missing:

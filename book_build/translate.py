@@ -1,15 +1,15 @@
 """The translated sites, and the catalogues they are built from.
 
-    python book/_ext/build_translation.py build  [--language zh_CN] [--output-root DIR]
-    python book/_ext/build_translation.py update [--language zh_CN]
+    python -m book_build.translate build  [--language zh_CN] [--output-root DIR]
+    python -m book_build.translate update [--language zh_CN]
 
 ``build`` makes the Chinese site (``make book`` runs it after the English build) from the
 same pages, configuration and *executed outputs* as the English one: it reads the same
 jupyter-cache (``_build/.jupyter_cache``), so no notebook runs again. Sphinx translates
 each page with its catalogue ``locales/<language>/LC_MESSAGES/<page>.po``
 (``gettext_compact = False``: one catalogue per page) and
-``book/_ext/sphinx_languages.py`` stops the build if a message has no translation. The site
-is built in ``_build/<language>/html`` (MyST-NB keeps its executed notebooks beside the
+:mod:`book_build.extensions.languages` stops the build if a message has no translation.
+The site is built in ``_build/<language>/html`` (MyST-NB keeps its executed notebooks beside the
 output folder, which must not end up in the published site) and then copied to
 ``_build/html/zh/``, next to the English one.
 
@@ -29,11 +29,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
-LOCALES = REPO / "locales"
-SITE_FOLDERS = {"zh_CN": "zh"}
-"""Where each translated site goes, inside the English site (as in sphinx_languages.py)."""
+from autograder.course import languages
 
+from .paths import LOCALES, ROOT, build_folder, cache_folder
 
 OUTPUT_IMAGES = [("gettext", mime, rank) for rank, mime in
                  enumerate(["image/svg+xml", "image/png", "image/jpeg", "image/gif"])]
@@ -44,7 +42,7 @@ whose alt text is offered for translation (other outputs are shared, not transla
 def overrides(language: str | None, cache: Path, **extra) -> dict:
     """Sphinx settings on top of ``_config.yml`` for a build in ``language``."""
     settings = {
-        "external_toc_path": (REPO / "_toc.yml").as_posix(),
+        "external_toc_path": (ROOT / "_toc.yml").as_posix(),
         "latex_individualpages": False,
         "locale_dirs": [str(LOCALES)],
         "gettext_compact": False,
@@ -63,22 +61,27 @@ def sphinx_build(outdir: Path, doctrees: Path, builder: str, settings: dict,
     after every warning has been reported."""
     from jupyter_book.sphinx import build_sphinx
 
-    result = build_sphinx(str(REPO), str(outdir), noconfig=True,
-                          path_config=str(REPO / "_config.yml"), confoverrides=settings,
+    result = build_sphinx(str(ROOT), str(outdir), noconfig=True,
+                          path_config=str(ROOT / "_config.yml"), confoverrides=settings,
                           doctreedir=str(doctrees), builder=builder,
                           warningiserror=strict, keep_going=strict)
     return result if isinstance(result, int) else 1
 
 
+def site_folder(code: str) -> str:
+    """Where the site in ``code`` goes, inside the English site's folder."""
+    return languages.language(code).site_folder
+
+
 def build(language: str, output_root: Path) -> int:
     """Build the site in ``language`` and put it in ``_build/html/<folder>/``."""
-    build_dir = output_root / "_build"
+    build_dir = build_folder(output_root)
     outdir = build_dir / language / "html"
     status = sphinx_build(outdir, build_dir / language / ".doctrees", "html",
-                          overrides(language, build_dir / ".jupyter_cache"), strict=True)
+                          overrides(language, cache_folder(output_root)), strict=True)
     if status != 0:
         return status
-    published = build_dir / "html" / SITE_FOLDERS[language]
+    published = build_dir / "html" / site_folder(language)
     if published.exists():
         shutil.rmtree(published)
     shutil.copytree(outdir, published, ignore=shutil.ignore_patterns(".buildinfo"))
@@ -89,7 +92,7 @@ def build(language: str, output_root: Path) -> int:
 def relative_to_the_repository(pot_dir: Path) -> None:
     """Sphinx writes each message's location relative to the gettext output folder
     (``#: ../../book/intro.md:3``); the catalogues name the page as the repository does."""
-    prefix = "#: " + "../" * len(pot_dir.relative_to(REPO).parts)
+    prefix = "#: " + "../" * len(pot_dir.relative_to(ROOT).parts)
     for pot in pot_dir.rglob("*.pot"):
         text = pot.read_text(encoding="utf-8")
         pot.write_text(text.replace(prefix, "#: ").replace(" " + prefix[3:], " "),
@@ -98,10 +101,10 @@ def relative_to_the_repository(pot_dir: Path) -> None:
 
 def update(language: str) -> int:
     """Extract the messages of every page and merge them into ``language``'s catalogues."""
-    build_dir = REPO / "_build"
+    build_dir = build_folder()
     pot_dir = build_dir / "gettext"
     status = sphinx_build(pot_dir, build_dir / "gettext-doctrees", "gettext",
-                          overrides(None, build_dir / ".jupyter_cache",
+                          overrides(None, cache_folder(),
                                     nb_mime_priority_overrides=OUTPUT_IMAGES))
     if status != 0:
         return status
@@ -116,8 +119,8 @@ def update(language: str) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("command", choices=["build", "update"])
-    parser.add_argument("--language", default="zh_CN", choices=sorted(SITE_FOLDERS))
-    parser.add_argument("--output-root", type=Path, default=REPO,
+    parser.add_argument("--language", default="zh_CN", choices=sorted(languages.TRANSLATIONS))
+    parser.add_argument("--output-root", type=Path, default=ROOT,
                         help="the folder whose _build/ holds the English site and the cache "
                              "(as jupyter-book's --path-output)")
     args = parser.parse_args(argv)

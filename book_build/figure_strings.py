@@ -2,7 +2,7 @@
 
 While the book's notebooks execute (``execute_notebooks.py``), every figure records the
 strings it draws, with their roles, beside its translated renderings
-(:mod:`attention_course.figure_translation`). This script reads them from the cache and
+(:mod:`book_build.figures.translation`). This script reads them from the cache and
 brings every ``locales/<language>/LC_MESSAGES/figures.po`` up to date: each string that
 must be translated (titles, axis labels, legend entries, texts; tick labels are data; and
 the menus, headings and titles of the interactive attention views, from their HTML) gets
@@ -12,8 +12,8 @@ no figure draws any more are dropped -- except tick labels the catalogue transla
 stay while a figure draws them. Then translate the new entries and execute the notebooks
 again (only those whose figures' translations changed run again).
 
-    python book/_ext/figure_strings.py [--output-root .]            # update the catalogues
-    python book/_ext/figure_strings.py --check                      # exit 1 if out of date
+    python -m book_build.figure_strings [--output-root .]           # update the catalogues
+    python -m book_build.figure_strings --check                     # exit 1 if out of date
 
 ``--check`` lists what is missing: strings without an entry, entries without a translation.
 """
@@ -26,11 +26,13 @@ from pathlib import Path
 
 from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po, write_po
-from execute_notebooks import ROOT, book_pages, read_notebook  # book/_ext, beside this script
 from jupyter_cache import get_cache
 
+from attention_course.attention_view import MARKER as VIEW_MARKER
 from attention_course.attention_view import translate_view
-from attention_course.figure_translation import (
+
+from .execute import book_pages, read_notebook
+from .figures.translation import (
     CATALOGUE,
     DATA_ROLES,
     METADATA_KEY,
@@ -38,8 +40,7 @@ from attention_course.figure_translation import (
     template,
     translate,
 )
-
-VIEW_MARKER = "data-attention-view"  # an interactive view's HTML (attention_view.py)
+from .paths import LOCALES, ROOT, cache_folder
 
 Strings = dict[tuple[str, str], list[str]]
 """(role, English string) -> the pages that draw it, in the book's order."""
@@ -48,7 +49,7 @@ Strings = dict[tuple[str, str], list[str]]
 def figure_strings(output_root: Path) -> tuple[Strings, list[str]]:
     """The strings every figure of the cached notebooks records, and the pages whose
     notebooks are not cached or have a figure without its renderings."""
-    cache = get_cache(str(output_root / "_build" / ".jupyter_cache"))
+    cache = get_cache(str(cache_folder(output_root)))
     found: Strings = {}
     missing = []
     for path in book_pages(ROOT):
@@ -145,11 +146,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     strings, missing = figure_strings(Path(args.output_root))
     if missing:
-        print("not executed with their figures' strings (run execute_notebooks.py): "
+        print("not executed with their figures' strings (run python -m book_build.execute): "
               + ", ".join(missing), file=sys.stderr)
         return 1
     status = 0
-    for path in sorted((ROOT / "locales").glob(f"*/LC_MESSAGES/{CATALOGUE}")):
+    for path in sorted(LOCALES.glob(f"*/LC_MESSAGES/{CATALOGUE}")):
         name = path.relative_to(ROOT)
         if args.check:
             found = problems(path, strings)

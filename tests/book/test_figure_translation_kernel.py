@@ -1,6 +1,6 @@
 """Figures in the page's language: translated renderings, the English one untouched.
 
-The kernel side (:mod:`attention_course.figure_translation`) on figures drawn here, and once
+The kernel side (:mod:`book_build.figures.translation`) on figures drawn here, and once
 in a real kernel as the book's build starts it; the catalogue ``figures.po`` itself is
 checked against the executed book in ``tests/book/test_figure_translation.py``.
 """
@@ -11,7 +11,6 @@ import base64
 import io
 import json
 import re
-import sys
 import warnings
 
 import matplotlib
@@ -28,7 +27,9 @@ from IPython.core.pylabtools import print_figure  # noqa: E402
 from nbclient import NotebookClient  # noqa: E402
 from PIL import Image  # noqa: E402
 
-from attention_course.figure_translation import (  # noqa: E402
+from attention_course.fonts import cjk_family  # noqa: E402
+from attention_course.plotting import show_heatmaps  # noqa: E402
+from book_build.figures.translation import (  # noqa: E402
     LOCALES_VARIABLE,
     METADATA_KEY,
     VERSION,
@@ -39,8 +40,6 @@ from attention_course.figure_translation import (  # noqa: E402
     translate,
     untranslated,
 )
-from attention_course.fonts import cjk_family  # noqa: E402
-from attention_course.plotting import show_heatmaps  # noqa: E402
 
 ZH = {"Keys": "键", "Queries": "查询", "Attention weights": "注意力权重",
       "scaled dot": "缩放点积", "dot": "点积", "Coverage": "覆盖"}
@@ -141,14 +140,11 @@ def test_catalogues_hold_only_translated_entries(tmp_path):
 
 def test_in_a_kernel_the_english_png_is_unchanged_and_the_translation_is_in_its_metadata(
         tmp_path, monkeypatch):
-    """A notebook executed as the book's build does (book/_ext/execute_notebooks.py), and
-    as a student does, without the extension: the same English PNGs."""
-    sys.path.insert(0, str(tmp_path.parent))
+    """A notebook executed as the book's build does (:mod:`book_build.execute`), and as a
+    student does, without the extension: the same English PNGs."""
     write_catalogue(tmp_path / "locales", "zh_CN", ZH)
     monkeypatch.setenv(LOCALES_VARIABLE, str(tmp_path / "locales"))
-    from tests.conftest import REPO
-    sys.path.insert(0, str(REPO / "book" / "_ext"))
-    from execute_notebooks import KERNEL_ARGUMENTS
+    from book_build.execute import KERNEL_ARGUMENTS
 
     code = ["import matplotlib.pyplot as plt\nimport numpy as np\n"
             "from attention_course.plotting import show_heatmaps\n"

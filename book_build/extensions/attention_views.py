@@ -10,7 +10,7 @@ nothing is loaded from a CDN: the pages work from disk and offline.
 In a build in another language (Sphinx's ``language``, e.g. ``zh_CN``), the views' menus,
 headings and titles are translated from that language's figure catalogue
 ``<locale_dirs>/<language>/LC_MESSAGES/figures.po``, the catalogue of the figures' strings
-(:mod:`attention_course.figure_translation`); a string without a translation is a warning.
+(:mod:`book_build.figures.translation`); a string without a translation is a warning.
 """
 
 from __future__ import annotations
@@ -21,16 +21,19 @@ from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.util import logging
 
-from attention_course.attention_view import BUNDLE_PATH, javascript_bundle, translate_view
-from attention_course.figure_translation import (
-    CATALOGUE,
-    needs_translation,
-    translate,
+from attention_course.attention_view import (
+    BUNDLE_PATH,
+    MARKER,
+    javascript_bundle,
+    translate_view,
 )
+from autograder.course.catalogues import translated_entries
+from autograder.course.languages import ENGLISH
+
+from ..figures.translation import CATALOGUE, needs_translation, translate
 
 logger = logging.getLogger(__name__)
 
-MARKER = "data-attention-view"
 
 
 def add_bundle_to_pages_with_a_view(app: Sphinx, pagename: str, templatename: str,
@@ -41,18 +44,14 @@ def add_bundle_to_pages_with_a_view(app: Sphinx, pagename: str, templatename: st
 
 def view_translations(app: Sphinx) -> dict[str, str] | None:
     """The figure catalogue's translations for the build's language; None in English."""
-    language = app.config.language or "en"
-    if language.split("_")[0] == "en":
+    language = app.config.language or ENGLISH
+    if language.split("_")[0] == ENGLISH:
         return None
-    from babel.messages.pofile import read_po
-
     translations: dict[str, str] = {}
     for folder in app.config.locale_dirs:
         path = Path(app.srcdir, folder, language, "LC_MESSAGES", CATALOGUE)
         if path.is_file():
-            with path.open("rb") as f:
-                translations.update({m.id: m.string for m in read_po(f)
-                                     if m.id and m.string and not m.fuzzy})
+            translations.update(translated_entries(path))
     return translations
 
 

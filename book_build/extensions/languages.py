@@ -2,14 +2,15 @@
 
 The English site is built at the root of ``_build/html``; the Chinese one, from the same
 pages and the same executed outputs, with Sphinx's gettext catalogues in ``locales/``
-(``language = "zh_CN"``), under ``_build/html/zh/`` (``book/_ext/build_translation.py``).
+(``language = "zh_CN"``), under ``_build/html/zh/`` (:mod:`book_build.translate`).
 This extension gives both what they need:
 
 * **A language switch on every page** (in the article header, before the download
   buttons): a plain link to the same page in the other language, and a
   ``<link rel="alternate" hreflang>`` in the page's head, so that search engines and
-  readers find it too. The sites are laid out by ``course_languages`` (below): a page
-  ``book/x`` is ``book/x.html`` in English and ``zh/book/x.html`` in Chinese.
+  readers find it too. The sites are laid out by the course's table of languages
+  (:data:`autograder.course.languages.LANGUAGES`): a page ``book/x`` is ``book/x.html`` in
+  English and ``zh/book/x.html`` in Chinese.
 * **Outputs are shared, their alt text is not.** What a notebook printed or displayed is
   computed once and shown as it is in every language (the numbers and the code's words
   are the same); the front matter is not shown at all. Neither is offered for translation.
@@ -34,39 +35,27 @@ from sphinx.locale import init as init_locale
 from sphinx.transforms import SphinxTransform
 from sphinx.util.i18n import docname_to_domain
 from sphinx.util.nodes import NodeMatcher
-from sphinx_figure_alt import ancestors, is_cell_output  # book/_ext, beside this one
+
+from autograder.course.languages import ENGLISH, LANGUAGES, Language, language
+
+from .figure_alt import ancestors, is_cell_output
 
 TEMPLATES = Path(__file__).parent / "templates"
 
-COURSE_LANGUAGES = [
-    # (Sphinx language, the language's own name, the site's folder from the English root)
-    ("en", "English", ""),
-    ("zh_CN", "中文", "zh"),
-]
-"""The languages of the site: the first is the one at the root."""
 
-SWITCH_TITLES = {"en": "Read this page in English", "zh_CN": "阅读本页的中文版"}
+def language_of(config: Config) -> Language:
+    """The build's language (English if none is set)."""
+    return language(config.language)
 
 
-def language_of(config: Config) -> str:
-    """The build's language as named in ``course_languages`` (English if none is set)."""
-    return config.language or "en"
-
-
-def hreflang(language: str) -> str:
-    """``zh_CN`` -> ``zh-CN`` (the form HTML's ``lang`` and ``hreflang`` take)."""
-    return language.replace("_", "-")
-
-
-def page_url(pagename: str, from_language: str, to_language: str, languages) -> str:
-    """The relative URL of ``pagename`` in ``to_language`` from the same page in
-    ``from_language``: up to the page's own site root, up to the English root if that
-    site is in a folder, then down into the other site's folder."""
-    folders = {code: folder for code, _, folder in languages}
+def page_url(pagename: str, here: Language, there: Language) -> str:
+    """The relative URL of ``pagename`` in the site of ``there`` from the same page in the
+    site of ``here``: up to the page's own site root, up to the English root if that site
+    is in a folder, then down into the other site's folder."""
     up = "../" * pagename.count("/")
-    if folders[from_language]:
-        up += "../" * (folders[from_language].count("/") + 1)
-    down = f"{folders[to_language]}/" if folders[to_language] else ""
+    if here.site_folder:
+        up += "../" * (here.site_folder.count("/") + 1)
+    down = f"{there.site_folder}/" if there.site_folder else ""
     return f"{up}{down}{pagename}.html"
 
 
@@ -84,17 +73,15 @@ def add_switch_template(app: Sphinx, config: Config) -> None:
 
 def switch_context(app: Sphinx, pagename: str, templatename: str, context: dict,
                    doctree) -> None:
-    languages = app.config.course_languages
     here = language_of(app.config)
-    others = [(code, name) for code, name, _ in languages if code != here]
     context["course_language_switch"] = [
-        {"url": page_url(pagename, here, code, languages), "name": name,
-         "hreflang": hreflang(code), "title": SWITCH_TITLES.get(code, name)}
-        for code, name in others]
+        {"url": page_url(pagename, here, there), "name": there.name, "hreflang": there.tag,
+         "title": there.read_this_page}
+        for there in LANGUAGES if there != here]
     alternates = "".join(
-        f'<link rel="alternate" hreflang="{hreflang(code)}" '
-        f'href="{page_url(pagename, here, code, languages)}" />\n'
-        for code, _, _ in languages)
+        f'<link rel="alternate" hreflang="{there.tag}" '
+        f'href="{page_url(pagename, here, there)}" />\n'
+        for there in LANGUAGES)
     context["metatags"] = context.get("metatags", "") + alternates
 
 
@@ -130,7 +117,7 @@ class FinishTranslation(SphinxTransform):
     default_priority = 110
 
     def apply(self, **kwargs) -> None:
-        if language_of(self.config) == "en" or self.app.builder.name == "gettext":
+        if language_of(self.config).code == ENGLISH or self.app.builder.name == "gettext":
             return
         docname = self.env.docname
         missing = self.env.course_untranslated  # type: ignore[attr-defined]
@@ -202,7 +189,6 @@ def stop_if_untranslated(app: Sphinx, env) -> None:
 
 
 def setup(app: Sphinx) -> dict:
-    app.add_config_value("course_languages", COURSE_LANGUAGES, "html")
     app.connect("config-inited", add_switch_template)
     app.connect("html-page-context", switch_context)
     app.add_transform(KeepOutputsShared)

@@ -2,9 +2,10 @@
 
 The book must render its formulas offline (on a course machine without internet, or a
 student's laptop on a train). MathJax 3.2.2 comes from the PyPI package
-``django-static-mathjax``; this extension copies the one combined component the book uses
-(TeX input, CommonHTML output) and its web fonts into ``_static/mathjax/``. Point Sphinx at
-it with ``mathjax_path: mathjax/tex-mml-chtml.js``.
+``django-static-mathjax`` (found as the grader's pages find it,
+:func:`autograder.display.mathjax.mathjax_root`); this extension copies the one combined
+component the book uses (TeX input, CommonHTML output) and its web fonts into
+``_static/mathjax/``. Point Sphinx at it with ``mathjax_path: mathjax/tex-mml-chtml.js``.
 """
 
 from __future__ import annotations
@@ -14,21 +15,16 @@ from pathlib import Path
 
 from sphinx.application import Sphinx
 
+from autograder.display.mathjax import mathjax_root
+
 COMPONENT = "tex-mml-chtml.js"
 FONTS = Path("output") / "chtml" / "fonts" / "woff-v2"
-
-
-def mathjax_source() -> Path:
-    """The installed MathJax ``es5`` folder."""
-    import mathjax  # the django-static-mathjax package; only its static files are used
-
-    return Path(mathjax.__file__).parent / "static" / "mathjax" / "es5"
 
 
 def copy_mathjax(app: Sphinx, exception: Exception | None) -> None:
     if exception is not None or app.builder.format != "html":
         return
-    source, target = mathjax_source(), Path(app.outdir) / "_static" / "mathjax"
+    source, target = mathjax_root(), Path(app.outdir) / "_static" / "mathjax"
     target.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(source / COMPONENT, target / COMPONENT)
     shutil.copytree(source / FONTS, target / FONTS, dirs_exist_ok=True)

@@ -4,7 +4,7 @@
 it (``seq2seq-attention`` imports its ``seq2seq_data.py``), written next to the page as
 ``exercises/<assignment>/<assignment>.zip``. The ``.ipynb`` alone stays downloadable too.
 (Launch buttons are sphinx-book-theme's, where the course has set a service to launch on:
-see ``book/_ext/sphinx_launch_buttons.py``.)
+see :mod:`book_build.extensions.launch_buttons`.)
 
 **In a translated site** the downloads are the exercise in that language: the release
 holds ``<a>.<language>.ipynb`` beside ``<a>.ipynb`` (the same notebook, its markdown
@@ -15,18 +15,16 @@ the page's ``.ipynb`` download. The English site's ``.zip`` leaves the translati
 
 from __future__ import annotations
 
-import re
 import shutil
 import zipfile
 from pathlib import Path
 
 from sphinx.application import Sphinx
 
+from autograder.course.languages import ENGLISH, split_name, translated_name
+
 EXERCISES = "exercises/"
 SKIPPED = {".ipynb_checkpoints", "__pycache__"}
-TRANSLATED = re.compile(r"\.(?P<language>[a-z]{2}(_[A-Z]{2})?)\.[^.]+$")
-"""``attention-pooling.zh_CN.ipynb``, ``multi-head-attention.zh_CN.svg``: a file's
-translation (the Chinese notebook links the Chinese diagram by that name)."""
 
 
 def exercise_folder(pagename: str) -> str | None:
@@ -65,8 +63,11 @@ def released_files(source: Path, language: str | None) -> dict[str, Path]:
         relative = path.relative_to(source)
         if not path.is_file() or SKIPPED & set(relative.parts):
             continue
-        translated = TRANSLATED.search(path.name)
-        if translated and translated["language"] != language:
+        # ``attention-pooling.zh_CN.ipynb``, ``multi-head-attention.zh_CN.svg``: a file's
+        # translation (the Chinese notebook links the Chinese diagram by that name)
+        file_language = split_name(path.stem)[1]
+        translated = file_language != ENGLISH
+        if translated and file_language != language:
             continue   # another language's (the English site: every translation)
         if path.suffix == ".ipynb" and (translated or relative.as_posix() == f"{name}.ipynb"):
             continue   # the notebook, in the site's language, is added below
@@ -77,9 +78,9 @@ def released_files(source: Path, language: str | None) -> dict[str, Path]:
 
 def notebook_for(source: Path, language: str | None) -> Path:
     """The exercise's notebook in ``language`` (English for None or "en")."""
-    if not language or language == "en":
+    if not language or language == ENGLISH:
         return source / f"{source.name}.ipynb"
-    translated = source / f"{source.name}.{language}.ipynb"
+    translated = source / f"{translated_name(source.name, language)}.ipynb"
     if not translated.is_file():
         raise FileNotFoundError(f"{translated} is missing: `python -m autograder release` "
                                 "writes every exercise's translated notebooks")

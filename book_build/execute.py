@@ -8,13 +8,13 @@ the cache the build reads (``execute_notebooks: cache`` in ``_config.yml``): the
 then finds them all there. A notebook is read exactly as MyST-NB reads it, so that the
 cache recognises it; one that fails stops the script with its traceback.
 
-The kernels load the IPython extension :mod:`attention_course.figure_translation`, which
+The kernels load the IPython extension :mod:`book_build.figures.translation`, which
 stores with every figure its renderings in the languages of
 ``locales/*/LC_MESSAGES/figures.po``; the pages' code, by which the cache knows a notebook,
 is unchanged. A cached notebook whose figures lack a rendering, or were translated with
 other translations than the catalogues give today, is executed again.
 
-    python book/_ext/execute_notebooks.py [--jobs 2] [--output-root .]
+    python -m book_build.execute [--jobs 2] [--output-root .]
 """
 
 from __future__ import annotations
@@ -34,12 +34,13 @@ from jupyter_cache.base import CacheBundleIn
 from jupyter_cache.executors.utils import single_nb_execution
 from myst_nb.core.read import read_myst_markdown_notebook
 from myst_parser.config.main import MdParserConfig
-from toc import is_notebook, toc_pages  # book/_ext/toc.py, beside this script
 
-from attention_course import figure_translation
 from attention_course.progress import BUILD_VARIABLE  # progress bars read it
 
-ROOT = Path(__file__).resolve().parent.parent.parent
+from .figures import translation as figure_translation
+from .paths import LOCALES, ROOT, cache_folder
+from .toc import is_notebook, toc_pages
+
 TIMES_FILE = ".execution-times.json"       # in the cache's folder: seconds per page, last build
 # every kernel renders each figure in the catalogues' languages too
 KERNEL_ARGUMENTS = [f"--IPKernelApp.extra_extensions={figure_translation.__name__}"]
@@ -71,7 +72,7 @@ def read_notebook(path: Path) -> nbformat.NotebookNode:
 def _execute(path: str, timeout: int, threads: int) -> tuple[str, dict, float, str | None]:
     """Run in a worker process: execute one notebook in its own folder."""
     os.environ[BUILD_VARIABLE] = "1"
-    os.environ[figure_translation.LOCALES_VARIABLE] = str(ROOT / "locales")
+    os.environ[figure_translation.LOCALES_VARIABLE] = str(LOCALES)
     for variable in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[variable] = str(threads)
     notebook = read_notebook(Path(path))
@@ -102,12 +103,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     config = yaml.safe_load((ROOT / "_config.yml").read_text())
     timeout = int(config.get("execute", {}).get("timeout", 900))
-    cache_dir = Path(args.output_root) / "_build" / ".jupyter_cache"
+    cache_dir = cache_folder(Path(args.output_root))
     cache = get_cache(str(cache_dir))
     times_path = cache_dir / TIMES_FILE
     times = json.loads(times_path.read_text()) if times_path.exists() else {}
 
-    catalogues = figure_translation.load_catalogues(ROOT / "locales")
+    catalogues = figure_translation.load_catalogues(LOCALES)
     outdated = []
     for path in book_pages(ROOT):
         try:

@@ -1,6 +1,6 @@
 """Check translated gettext catalogues: every entry translated, markup preserved.
 
-    python book/_ext/check_translations.py locales/zh_CN/LC_MESSAGES/**/*.po
+    python -m book_build.check_translations locales/zh_CN/LC_MESSAGES/**/*.po
 
 The catalogues (one per page, made by Sphinx's gettext builder) hold the translation of
 every paragraph, heading and caption of the book, written in MyST Markdown like the source.
