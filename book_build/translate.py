@@ -119,7 +119,8 @@ def update(language: str) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("command", choices=["build", "update"])
-    parser.add_argument("--language", default="zh_CN", choices=sorted(languages.TRANSLATIONS))
+    parser.add_argument("--language", default=languages.TRANSLATIONS[0],
+                        choices=sorted(languages.TRANSLATIONS))
     parser.add_argument("--output-root", type=Path, default=ROOT,
                         help="the folder whose _build/ holds the English site and the cache "
                              "(as jupyter-book's --path-output)")
