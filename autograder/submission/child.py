@@ -134,7 +134,7 @@ def grade_in_scratch(submission: Submission, run: Run) -> Outcome:
     """
     started = time.monotonic()
     with _scratch(run) as scratch:
-        staged = _stage(submission, run, scratch)
+        staged = _stage(submission, scratch)
         ran = _autograde(submission, run, scratch) if staged.gradable else Findings()
         cells, read = _read_back(scratch, staged, submission.assignment)
         _hand_over(scratch, submission.assignment, run.workspace)
@@ -156,7 +156,7 @@ def _scratch(run: Run) -> Iterator[Scratch]:
         yield Scratch(course, Path(sockets), logs=Path(folder))
 
 
-def _stage(submission: Submission, run: Run, scratch: Scratch) -> Staged:
+def _stage(submission: Submission, scratch: Scratch) -> Staged:
     """The submission's regular files, with the released files it lacks, handed in by
     :data:`SCRATCH_STUDENT` in the scratch course; a notebook that cannot be read is
     removed (and said so)."""

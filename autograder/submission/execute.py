@@ -389,13 +389,18 @@ class ExecuteSurvivingCrashes(Execute):
         """Whether the kernel can be found, to limit its cells by CPU time."""
         return self.kernel_uid >= 0 or bool(self.kernel_marker)
 
+    @property
+    def _kernel(self) -> int | None:
+        """The pid of this run's kernel, once found."""
+        return self._run.kernel if self._run is not None else None
+
     def _cpu(self) -> float | None:
-        kernel = self._run.kernel if self._run is not None else None
+        kernel = self._kernel
         return kernel_time.cpu_seconds(kernel) if kernel is not None else None
 
     def _waiting(self) -> float | None:
         """Seconds the kernel has waited for a core (None: unknown)."""
-        kernel = self._run.kernel if self._run is not None else None
+        kernel = self._kernel
         return kernel_time.seconds_waiting_for_a_core(kernel) if kernel is not None else None
 
     async def async_execute_cell(self, cell: NotebookNode, cell_index: int,
@@ -423,7 +428,7 @@ class ExecuteSurvivingCrashes(Execute):
         wall-clock limit other than waiting for a core; kill it if it computes on
         regardless, or does not end, after the interrupt."""
         start, began, waited = self._cpu(), time.monotonic(), self._waiting()
-        kernel = self._run.kernel
+        kernel = self._kernel
 
         def awake_since(moment: float) -> float:
             """Wall-clock seconds since ``moment``, less the cell's wait for a core
