@@ -1,8 +1,8 @@
 """Correct work never loses marks, however loaded the machine (make test-full).
 
-Honest submissions — every catalogued correct implementation of two assignments, 24 in
-all — are graded alone on an idle machine first; then the whole batch again, two at a
-time, with cold kernels and with kernels forked by zygotes, while the machine is strained
+Honest submissions — every catalogued correct implementation of two assignments (18), as
+a batch of 24 — are each graded alone on an idle machine first; then the whole batch, two
+at a time, with cold kernels and with kernels forked by zygotes, while the machine is strained
 (tests/load.py): every core kept busy by processes of other sessions, grading's processes
 frozen at random for seconds, half the memory taken, every kernel's start-up delayed,
 a kernel killed in every grading process. Every submission must get full marks, and the
@@ -31,16 +31,25 @@ ASSIGNMENTS = ["attention-scoring", "multihead-attention"]
 BATCH = 24
 
 
-def _honest(course) -> dict[str, tuple[str, object]]:
-    """{student: (assignment, notebook)}: the solution and every correct variant of each
-    assignment, repeated up to BATCH submissions in all."""
-    distinct = [(assignment, name, filled(course, code, assignment))
-                for assignment in ASSIGNMENTS
-                for name, code in [("solution", None)] +
-                [(v.name, v.code) for v in implementations(assignment, "variant")]]
-    return {f"{i:02d}-{name}": (assignment, notebook)
-            for i, (assignment, name, notebook) in
-            enumerate(distinct[i % len(distinct)] for i in range(max(BATCH, len(distinct))))}
+def _distinct(course) -> dict[str, tuple[str, object]]:
+    """{implementation: (assignment, notebook)}: the solution and every correct variant of
+    each assignment."""
+    return {f"{assignment}--{name}": (assignment, filled(course, code, assignment))
+            for assignment in ASSIGNMENTS
+            for name, code in [("solution", None)] +
+            [(v.name, v.code) for v in implementations(assignment, "variant")]}
+
+
+def _honest(course) -> dict[str, str]:
+    """{student: implementation}: the distinct implementations repeated up to BATCH
+    submissions in all (a student's id is ``<n>-<assignment>--<implementation>``)."""
+    names = list(_distinct(course))
+    return {f"{i:02d}-{names[i % len(names)]}": names[i % len(names)]
+            for i in range(max(BATCH, len(names)))}
+
+
+def _implementation(student: str) -> str:
+    return student.split("-", 1)[1]
 
 
 def _verdicts(outcome) -> list[tuple]:
@@ -49,15 +58,17 @@ def _verdicts(outcome) -> list[tuple]:
 
 @pytest.fixture(scope="module")
 def alone(tmp_path_factory) -> dict[str, list[tuple]]:
-    """The verdicts of each honest submission graded on its own on an idle machine."""
+    """The verdicts of each distinct honest implementation graded on its own on an idle
+    machine (a repeated one is the same notebook: it is graded alone once)."""
     course = make_course(tmp_path_factory.mktemp("alone") / "course", ASSIGNMENTS)
-    for student, (assignment, notebook) in _honest(course).items():
-        submit(course, student, notebook, assignment)
+    for name, (assignment, notebook) in _distinct(course).items():
+        submit(course, f"00-{name}", notebook, assignment)
     outcomes = grade(course, jobs=1, progress=False)
+    assert len(outcomes) == len(_distinct(course))
     for outcome in outcomes:
         assert full_marks(outcome), (outcome.student, outcome.reasons)
         assert not outcome.attempts, (outcome.student, outcome.attempts)
-    return {o.student: _verdicts(o) for o in outcomes}
+    return {_implementation(o.student): _verdicts(o) for o in outcomes}
 
 
 @contextlib.contextmanager
@@ -98,11 +109,13 @@ STRAINS = ["busy and frozen at random", "half the memory taken", "every start-up
 def test_honest_work_gets_the_same_full_marks_under_strain(alone, strain, kernels,
                                                            tmp_path):
     course = make_course(tmp_path / "course", ASSIGNMENTS)
-    for student, (assignment, notebook) in _honest(course).items():
+    distinct = _distinct(course)
+    for student, name in _honest(course).items():
+        assignment, notebook = distinct[name]
         submit(course, student, notebook, assignment)
     with _cold(kernels == "cold"), _strain(strain, course.root) as done:
         outcomes = grade(course, jobs=2, progress=False)
-    assert len(outcomes) == len(alone)
+    assert len(outcomes) == BATCH
     if "frozen" in strain or "delayed" in strain:       # the strain did strain
         assert done["frozen"] > 0, done
     if "killed" in strain and os.geteuid() == 0:        # (a kernel of its own user: root)
@@ -111,5 +124,6 @@ def test_honest_work_gets_the_same_full_marks_under_strain(alone, strain, kernel
     lost = {o.student: (o.score, o.reasons, o.attempts) for o in outcomes
             if not full_marks(o)}
     assert not lost, f"{len(lost)} of {len(outcomes)} honest submissions lost marks: {lost}"
-    differ = {o.student: _verdicts(o) for o in outcomes if _verdicts(o) != alone[o.student]}
+    differ = {o.student: _verdicts(o) for o in outcomes
+              if _verdicts(o) != alone[_implementation(o.student)]}
     assert not differ, differ

@@ -7,6 +7,11 @@ only the contract, this README's threat model and the student release: Python mo
 one batch, through the real ``grade`` command, with the independent correct
 implementations, no attack may earn more than ``MAX_EARNED``, and every honest submission
 must be graded exactly as when it is graded alone.
+
+Waiting out the attacks that hang or stall is most of this module's time (400 s of a
+worker's): it runs in ``make test-full`` (which ``.ci/run`` runs); ``make test`` hands the
+course's own attacks in (``tests/grader/submission/test_adversarial.py``,
+``tests/grader/submission/test_time_limits.py``).
 """
 
 from __future__ import annotations
@@ -29,7 +34,7 @@ from tests.conftest import (
 )
 
 # The module's tests share one graded batch: run them on one worker, so it is graded once.
-pytestmark = pytest.mark.xdist_group("hostile-independent")
+pytestmark = [pytest.mark.full, pytest.mark.xdist_group("hostile-independent")]
 
 HOSTILE = INDEPENDENT / "hostile" / ASSIGNMENT
 # The notebook's time limit of both batches. The attacks that hang or stall are stopped by
