@@ -15,6 +15,7 @@ Matplotlib (for example one installed by the system) is used.
 from __future__ import annotations
 
 import importlib.util
+import logging
 from pathlib import Path
 
 import matplotlib as mpl
@@ -42,12 +43,33 @@ def cjk_font_file() -> Path | None:
     return path if path.is_file() else None
 
 
+class _OneWeightFamilies(logging.Filter):
+    """Drops Matplotlib's warning that a CJK family has no bold (or light) face.
+
+    These families have one weight. Matplotlib then draws the Chinese characters of a bold
+    label in the regular weight, which is what we want, but it logs a warning for every such
+    label (``findfont: Failed to find font weight bold for WenQuanYi Micro Hei``), which a
+    notebook prints into its page. Other font warnings pass.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (str(record.msg).startswith("findfont: Failed to find font weight")
+                    and isinstance(record.args, tuple) and len(record.args) > 1
+                    and record.args[1] in CJK_FAMILIES)
+
+
+_ONE_WEIGHT = _OneWeightFamilies()
+
+
 def cjk_family() -> str | None:
     """The first family of :data:`CJK_FAMILIES` Matplotlib knows, or None.
 
     Registers the packaged font (see :func:`cjk_font_file`) with the font manager, but
     leaves ``rcParams`` as they are: texts drawn so far and from now on keep their fonts.
+    Matplotlib's warning that such a family has no bold face is silenced (see
+    :class:`_OneWeightFamilies`).
     """
+    logging.getLogger("matplotlib.font_manager").addFilter(_ONE_WEIGHT)
     path = cjk_font_file()
     if path is not None:
         font_manager.fontManager.addfont(str(path))

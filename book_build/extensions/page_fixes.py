@@ -7,11 +7,19 @@ been declared``). This extension keeps the first copy of every script on a page 
 differ only in their file name: None in one, '' in the other).
 (The other console error of a plain build, pydata-sphinx-theme's ``Got invalid theme mode``,
 is avoided by ``html_context: {default_mode: light}`` in ``_config.yml``.)
+
+It also gives a page whose title is the site's own (the front page) that title once in the
+browser's tab: Sphinx would write ``Attention in NLP — Attention in NLP``.
 """
 
 from __future__ import annotations
 
+from markupsafe import Markup
 from sphinx.application import Sphinx
+
+
+def striptags(html: str) -> str:
+    return Markup(html).striptags()
 
 
 def drop_duplicate_scripts(app: Sphinx, pagename: str, templatename: str, context: dict,
@@ -29,6 +37,21 @@ def drop_duplicate_scripts(app: Sphinx, pagename: str, templatename: str, contex
     context["script_files"] = unique
 
 
+def one_title_on_the_front_page(app: Sphinx, pagename: str, templatename: str,
+                                context: dict, doctree) -> None:
+    """Sphinx's template adds `` — <docstitle>`` to every page's title unless ``docstitle``
+    is empty: empty it on the page titled as the site, and give the theme's logo the same
+    text it showed from ``docstitle``."""
+    docstitle = context.get("docstitle") or ""
+    title = striptags(context.get("title") or "").strip()
+    if title and title == striptags(docstitle).strip():
+        context["theme_logo"] = {**(context.get("theme_logo") or {}),
+                                 "text": (context.get("theme_logo") or {}).get("text")
+                                 or docstitle}
+        context["docstitle"] = ""
+
+
 def setup(app: Sphinx) -> dict:
     app.connect("html-page-context", drop_duplicate_scripts, priority=900)
+    app.connect("html-page-context", one_title_on_the_front_page)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

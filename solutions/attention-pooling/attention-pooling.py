@@ -509,7 +509,9 @@ assert 0.19 < _h < 0.27, (
 # (\mathbf{A} + \mathbf{I})$.
 #
 # `mean_aggregation(adjacency, self_loops=False)` takes the boolean adjacency matrix
-# `(N, N)` and returns these weights as a `float32` matrix `(N, N)`. A node **without
+# `(N, N)` and returns these weights as a `float32` matrix `(N, N)`: a boolean input has no
+# floating-point dtype to keep, so the weights take PyTorch's default, `float32`, and
+# `aggregate` below converts them to the features' dtype. A node **without
 # neighbours** (an isolated node, degree 0) has nothing to average: its row is all zeros
 # — not $0/0$ — or, with self-loops, just its own weight 1.
 #
@@ -721,35 +723,44 @@ assert _H.dtype == torch.float64, (
 # graded your code: your feedback shows them as *awaiting a grade* until then.
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "written-bandwidth-question", "locked": true, "schema_version": 3, "solution": false}
-# **Question 1 (2 points).** What does Nadaraya–Watson predict at a query as the bandwidth
-# $h \to 0$, and as $h \to \infty$? Why can the bandwidth not be chosen by minimising the ordinary
-# training loss, where each $x_i$ is predicted with all keys, its own included?
+# **Question 1 (2 points).** Your `loo_loss` leaves each point out and predicts it from the
+# others, and `fit_bandwidth` minimises it. Suppose the training data contained every pair
+# $(x_i, y_i)$ twice (the same measurement recorded twice). What does the leave-one-out loss
+# tend to as $h \to 0$, and which bandwidth would `fit_bandwidth` then choose? Say how you
+# would change the loss so that it still measures how well $h$ predicts points it has not
+# seen.
 
 # %% [markdown] nbgrader={"grade": true, "grade_id": "written-bandwidth", "locked": false, "points": 2, "schema_version": 3, "solution": true}
-# **Model answer.** As $h \to 0$ the weight of the nearest key tends to 1 and every other to 0: the
-# prediction is the value of the nearest key (1-nearest neighbour; an average over tied keys).
-# As $h \to \infty$ all weights become equal: the prediction is the mean of all values, the same
-# at every query. With its own key included, each $x_i$ is at distance 0 from itself, so as
-# $h \to 0$ it predicts exactly its own $y_i$ and the training loss goes to 0: the smallest
-# bandwidth always wins, which memorises the noise. Leaving point $i$ out removes that
-# shortcut, so the loss measures how well $h$ predicts points it has not seen.
+# **Model answer.** Leaving one copy of $(x_i, y_i)$ out still leaves its twin, at distance 0.
+# As $h \to 0$ the twin's weight tends to 1, so $x_i$ is predicted as exactly $y_i$ and every
+# term of the loss tends to 0: the loss again prefers the smallest bandwidth, which memorises
+# the noise, the very failure leave-one-out was meant to prevent. The fix leaves out every key
+# at the same input (drop all $j$ with $x_j = x_i$ from the prediction of $x_i$, or merge the
+# duplicates into one point before fitting). Near-duplicates, at tiny but non-zero distances,
+# still pull towards a small $h$.
 #
-# **Rubric (2 points).** 1 point for both limits (nearest neighbour; global mean). 1 point for "the ordinary
-# loss is minimised by $h \to 0$ (each point predicts itself), which overfits"; leave-one-out
-# named as the fix.
+# **Rubric (2 points).** 1 point for the limit: the twin is at distance 0, the loss tends to 0,
+# so the smallest $h$ wins (overfitting). 1 point for a fix that keeps a point's copies out of
+# its own prediction (leave all copies out, or deduplicate), with the reason.
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "written-degree-question", "locked": true, "schema_version": 3, "solution": false}
-# **Question 2 (2 points).** In the lecture's 4-node graph node 1 has three neighbours and
-# node 4 only one. What goes wrong if neighbours' transformed features are *summed* rather than
-# averaged, and what should an isolated node (no neighbour at all) get, and why?
+# **Question 2 (2 points).** Predict before you run: add a fifth node to the lecture's
+# 4-node graph, joined only to node 1. Which rows of `mean_aggregation`'s weights change, and
+# to what numbers (without self-loops)? Does node 4's row of `aggregate(weights, X, W)`
+# change? Then build the new adjacency matrix (give node 5 any features), run your functions,
+# and say whether they agree with your prediction, and why.
 
 # %% [markdown] nbgrader={"grade": true, "grade_id": "written-degree", "locked": false, "points": 2, "schema_version": 3, "solution": true}
-# **Model answer.** A sum grows with the degree: node 1's aggregate is about three times as large as node
-# 4's whatever the features say, and stacking layers multiplies this, so high-degree nodes
-# dominate and magnitudes blow up. Dividing by the degree makes the weights of each row sum to
-# 1, a weighted average, exactly the form of attention. An isolated node has nothing to
-# average: the degree is 0 and $0/0$ would give NaN, which would spread into everything
-# computed from it; it should get the zero vector (weights all 0), as a fully masked row does.
+# **Model answer.** Node 1's neighbours grow from nodes 2, 3, 4 to nodes 2, 3, 4, 5: its row
+# changes from $1/3$ on each of nodes 2, 3, 4 to $1/4$ on each of nodes 2, 3, 4, 5. The new
+# row 5 has weight 1 on node 1. Rows 2, 3 and 4 do not change, since their neighbours do not.
+# Node 4's aggregate does not change either: its only neighbour is node 1, and one layer
+# averages node 1's *features* $\mathbf{x}_1$, which the new node does not touch; only the
+# aggregates of node 1 and of the new node change. Running the functions confirms it. With a
+# second layer, node 4 would read node 1's new first-layer output, and the change would reach
+# it.
 #
-# **Rubric (2 points).** 1 point for the degree scaling of sums (and why averaging fixes it). 1 point for the
-# isolated node: zeros, not NaN, with the reason ($0/0$).
+# **Rubric (2 points).** 1 point for the weights: row 1 becomes $1/4$ on four nodes, a new row 5
+# has 1 on node 1, the other rows are unchanged. 1 point for node 4: unchanged after one layer,
+# with the reason (it reads node 1's features, not node 1's aggregate), checked by running the
+# functions; noting that a second layer would change it is welcome.

@@ -74,8 +74,7 @@ torch.manual_seed(0)
 #
 # The concat and additive scorers of parts 4 and 5 have one more size, their hidden
 # ("attention") size $d_a$: the number of rows of $W$, $W_q$ and $W_k$, written `d_a` in
-# the shapes below. (The course's specification of the graded functions, and the labels
-# of the hidden test cases, call it `h`: it is this $d_a$.)
+# the shapes below. (The messages of your feedback call it `h`: it is this $d_a$.)
 #
 # Every function must
 # * return **new** tensors and never modify its inputs (no in-place operations such as
@@ -485,37 +484,46 @@ assert _weights[0, 1] > _weights[0, 0], (
 # graded your code: your feedback shows them as *awaiting a grade* until then.
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "written-scaling-question", "locked": true, "schema_version": 3, "solution": false}
-# **Question 1 (2 points).** Let the entries of a query $q$ and a key $k$ be independent,
-# with mean 0 and variance 1, in $d = 64$ dimensions. What is the variance of $q^\top k$? What
-# would the softmax weights over $n$ keys look like if the scores were *not* divided by
-# $\sqrt{d}$, and why would that hurt training?
+# **Question 1 (2 points).** A colleague's queries and keys are not standardised: their
+# entries are independent, with mean 0 and variance $\sigma^2 = 4$, in $d_k = 64$
+# dimensions. What is the variance of $q^\top k$? Your `scaled_dot_score` divides by
+# $\sqrt{d_k} = 8$: what variance do the scaled scores have, and what would you divide by
+# instead to bring it to 1? Predict what the softmax weights over 10 such keys look like with
+# your `scaled_dot_score`, and why that matters for training.
 
 # %% [markdown] nbgrader={"grade": true, "grade_id": "written-scaling", "locked": false, "points": 2, "schema_version": 3, "solution": true}
-# **Model answer.** $q^\top k = \sum_{j=1}^{d} q_j k_j$ is a sum of $d$ independent products, each with mean
-# 0 and variance $1 \cdot 1 = 1$, so its variance is $d = 64$ (standard deviation 8). Unscaled
-# scores then differ by tens between keys, the softmax saturates and the weights are nearly
-# one-hot; in that regime the softmax's gradient $a_i(\delta_{ij} - a_j)$ is close to 0, so
-# the scores (and the parameters behind them) barely learn. Dividing by $\sqrt{d}$ brings the
-# variance back to 1.
+# **Model answer.** Each product $q_j k_j$ has mean 0 and variance $\sigma^2 \cdot \sigma^2 = 16$,
+# so the sum of 64 of them has variance $64 \cdot 16 = 1024$ (standard deviation 32). Dividing
+# by $\sqrt{d_k} = 8$ leaves variance $1024 / 64 = 16$ (standard deviation 4), and the softmax
+# over 10 keys is much sharper than intended: the largest weight is about 0.74 on average,
+# against about 0.32 for unit-variance scores (measured on random scores). Near one-hot
+# weights have small softmax gradients $a_i(\delta_{ij} - a_j)$, so the scores learn slowly.
+# Dividing by $\sigma^2 \sqrt{d_k} = 32$ brings the variance to 1: $\sqrt{d_k}$ alone is the
+# right factor only for unit-variance entries.
 #
-# **Rubric (2 points).** 1 point for the variance $d$ (or standard deviation $\sqrt{d}$) with its reason (a
-# sum of $d$ independent unit-variance products). 1 point for saturation: nearly one-hot
-# weights *and* vanishing gradients (either named clearly); half a point for only one of them.
+# **Rubric (2 points).** 1 point for the variance $d_k \sigma^4 = 1024$ with its reason, and 16
+# after dividing by 8. 1 point for the consequence (sharper, nearer one-hot weights with small
+# gradients) and the factor $\sigma^2 \sqrt{d_k} = 32$.
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "written-linear-concat-question", "locked": true, "schema_version": 3, "solution": false}
-# **Question 2 (2 points).** Suppose the concat score had no $\tanh$:
-# $s_i = v^\top W [q; k_i]$. Show that the attention weights $a_i$ would then not depend on the
-# query at all, and say what attention would lose.
+# **Question 2 (2 points).** Run your `attend` on the worked example above (dot scores,
+# plain mode), then again with the query multiplied by 10. Report both sets of weights and
+# explain the change. Then predict what happens to the weights of `additive_score` as the
+# query grows without bound ($W_q$, $W_k$ and $v$ fixed): can they become as sharp as the dot
+# product's?
 
 # %% [markdown] nbgrader={"grade": true, "grade_id": "written-linear-concat", "locked": false, "points": 2, "schema_version": 3, "solution": true}
-# **Model answer.** Split $W = [W_q \; W_k]$ into the columns that multiply $q$ and those that multiply
-# $k_i$: $s_i = v^\top W_q q + v^\top W_k k_i = c + b_i$, where $c$ is the same for every key.
-# The softmax does not change when a constant is added to every score:
-# $a_i = e^{c + b_i} / \sum_j e^{c + b_j} = e^{b_i} / \sum_j e^{b_j}$. So every query gets the
-# same weights: attention becomes a fixed, learned pooling of the keys and can no longer
-# pick the keys that are relevant to *this* query. The non-linearity mixes $q$ and $k_i$
-# before $v$ is applied, so no such constant splits off.
+# **Model answer.** With $q = (1, 0, 1)$ the dot scores are $(2, 0, 2)$ and the weights
+# $(0.468, 0.063, 0.468)$. With $10q$ the scores are $(20, 0, 20)$ and the weights about
+# $(0.5, 10^{-9}, 0.5)$: every score is multiplied by 10, so the softmax sharpens, as if its
+# temperature dropped, while keys with equal scores stay tied. A dot-product model can make its
+# attention sharper just by learning longer queries. The additive score cannot:
+# $|v^\top \tanh(\cdot)| \le \sum_l |v_l|$, so its scores stay bounded whatever the query.
+# Moreover, as the query grows, $W_q q$ dominates $W_k k_i$, each component of
+# $\tanh(W_q q + W_k k_i)$ tends to the sign of the same component of $W_q q$, the same for
+# every key, and all scores tend to one value: the weights tend to uniform.
 #
-# **Rubric (2 points).** 1 point for the split into a query-only term and a key term *and* the softmax's
-# invariance to adding a constant. 1 point for the consequence (same weights for every query:
-# no query-dependent selection). An answer that only says "tanh is non-linear" earns 0.
+# **Rubric (2 points).** 1 point for the student's own numbers (scores times 10, weights about
+# 0.5, 0, 0.5) and the explanation (the softmax sharpens; ties stay tied). 1 point for the
+# additive score: bounded by $\sum_l |v_l|$, so it cannot sharpen without bound; the weights
+# tending to uniform as every $\tanh$ saturates alike is the full answer.

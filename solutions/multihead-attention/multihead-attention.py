@@ -411,8 +411,10 @@ assert padding_mask(torch.tensor([2, 2, 2]), 2).all(), (
 # A layer with $n_h$ heads runs $n_h$ attentions side by side, each in its own subspace of
 # size $d_h = d_\text{model} / n_h$, and mixes their results:
 #
-# $$\operatorname{MultiHead}(Q, K, V) = [\text{head}_0; \dots; \text{head}_{n_h-1}]\, W^O,
-#   \qquad \text{head}_j = \operatorname{Attention}(Q W_j^Q, K W_j^K, V W_j^V).$$
+# $$\begin{gathered}
+#   \operatorname{MultiHead}(Q, K, V) = [\text{head}_0; \dots; \text{head}_{n_h-1}]\, W^O, \\
+#   \text{head}_j = \operatorname{Attention}(Q W_j^Q, K W_j^K, V W_j^V).
+#   \end{gathered}$$
 #
 # Real implementations never loop over heads. They project once with a
 # `d_model × d_model` matrix per role and cut the result into $n_h$ blocks of $d_h$
@@ -685,9 +687,11 @@ assert _out64.dtype == torch.float64, "float64 in, float64 out"
 # order of the words, the Transformer adds to each token vector a vector that depends on
 # its position $p$ only (Vaswani et al., 2017):
 #
-# $$PE[p, 2i] = \sin\!\Big(\frac{p}{10000^{2i/d_\text{model}}}\Big), \qquad
-#   PE[p, 2i+1] = \cos\!\Big(\frac{p}{10000^{2i/d_\text{model}}}\Big),
-#   \qquad i = 0, \dots, d_\text{model}/2 - 1.$$
+# $$\begin{gathered}
+#   PE[p, 2i] = \sin\!\Big(\frac{p}{10000^{2i/d_\text{model}}}\Big), \\
+#   PE[p, 2i+1] = \cos\!\Big(\frac{p}{10000^{2i/d_\text{model}}}\Big), \\
+#   i = 0, \dots, d_\text{model}/2 - 1.
+#   \end{gathered}$$
 #
 # Columns come in pairs: column $2i$ is a sine and column $2i + 1$ the cosine of the same
 # angle. The first pair turns once every $2\pi$ positions, the last almost never: each
@@ -839,37 +843,47 @@ except Exception as error:   # this check is a bonus: never let it fail
 # graded your code: your feedback shows them as *awaiting a grade* until then.
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "written-bag-of-words-question", "locked": true, "schema_version": 3, "solution": false}
-# **Question 1 (2 points).** Without positional encodings, what happens to the output of
-# self-attention when the input tokens are permuted? Use it to explain why *dog bites man* and
-# *man bites dog* get the same representation of *dog*, and how adding your sinusoidal encodings
-# changes that.
+# **Question 1 (2 points).** Feed your `MultiHeadAttention` (self-attention: query, key and
+# value the same) the embeddings of *dog bites man* and of *man bites dog*, without positional
+# encodings. (a) How are the two outputs related? (b) Now pass the mask of your `causal_mask`
+# as well, still without positions. For each word, is its output the same in the two
+# sentences, and why? Can such a masked layer tell every word order apart?
 
 # %% [markdown] nbgrader={"grade": true, "grade_id": "written-bag-of-words", "locked": false, "points": 2, "schema_version": 3, "solution": true}
-# **Model answer.** Self-attention is permutation-equivariant: permuting the inputs permutes the rows and
-# columns of the score matrix the same way, so the outputs are the same vectors, permuted. The
-# output for *dog* is a weighted sum over the same set of tokens with the same scores in both
-# sentences, so it is identical: the model sees a bag of words and cannot tell who bites whom.
-# Adding $PE(\text{pos})$ to each embedding makes the input of a token depend on its position,
-# so the scores, and therefore the outputs, differ when the order differs (and, for sinusoids,
-# relative offsets are linear functions of the encodings).
+# **Model answer.** (a) Without a mask, self-attention is permutation-equivariant: permuting
+# the input rows permutes the score matrix's rows and columns alike, so the outputs are the same
+# vectors in the permuted order, and *dog*'s output is identical in both sentences. (b) With
+# the causal mask, the word at position $t$ attends to positions $1, \dots, t$ only. Every
+# word's output now differs between the sentences: *dog* sees only itself in the first and all
+# three words in the second; *bites* sees *dog, bites* in one and *man, bites* in the other;
+# *man* sees all three in one and only itself in the other. The mask makes each output depend
+# on the set of words before it, so the layer is no longer blind to order. It still cannot tell
+# every order apart: a word sees the words before it as a set, so *man* gets the same output in
+# *dog bites man* and *bites dog man*. Positional encodings give every word its position.
 #
-# **Rubric (2 points).** 1 point for equivariance (outputs permute with the inputs), applied to the example. 1
-# point for how positional encodings break it (the input, hence the scores, depend on
-# position).
+# **Rubric (2 points).** 1 point for (a): equivariance, the outputs are the same vectors
+# permuted, *dog*'s output identical. 1 point for (b): with the mask the same word's output
+# differs because each word attends to the words before it, and a limit (the order among the
+# earlier words is invisible, or the example of the last position).
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "written-heads-question", "locked": true, "schema_version": 3, "solution": false}
-# **Question 2 (2 points).** MiniLM uses $d_\text{model} = 384$ and 12 heads of 32 dimensions.
-# Compare it with one head of 384 dimensions: parameters and multiply–adds of the projections,
-# and what the 12 heads can do that one head cannot.
+# **Question 2 (2 points).** Build your `MultiHeadAttention` with `num_heads = d_model`,
+# so that every head has `head_dim = 1`. Write the score one such head gives key $i$ for a
+# query. Show that all queries whose projected value is positive rank the keys in the same
+# order, and say what this means for what a layer of such heads can attend to, compared with
+# heads of `head_dim = 64`.
 
 # %% [markdown] nbgrader={"grade": true, "grade_id": "written-heads", "locked": false, "points": 2, "schema_version": 3, "solution": true}
-# **Model answer.** The cost is the same: the query, key, value and output projections are $4 \cdot
-# 384^2$ weights (plus biases) either way, and computing the scores costs $n^2 \cdot 384$
-# multiply–adds in total whether it is one dot product of 384 or 12 of 32. What changes is that
-# 12 heads compute 12 separate softmax distributions: one head can look at the previous token,
-# another at the verb's object, another at punctuation, all at once, while a single head must
-# fold everything into one distribution, which averages those different things away.
+# **Model answer.** With `head_dim = 1` a head projects the query to one number $q$ and each
+# key to one number $k_i$; its score is $q k_i / \sqrt{1} = q k_i$. For $q > 0$ the scores
+# increase with $k_i$, so the softmax favours the keys with the largest $k_i$, in the same
+# order for every such query; for $q < 0$ the order is reversed; $|q|$ only sets how sharp the
+# weights are. Each head can thus only look "up" or "down" one learned feature of the keys, and
+# every query of one sign prefers the same key: it can never pick the key that matches a query
+# on several features. A head of 64 dimensions compares query and key along 64 directions at
+# once, so different queries can prefer different keys.
 #
-# **Rubric (2 points).** 1 point for "same parameters and multiply–adds" with a reason. 1 point for "several
-# distributions at once, each free to attend somewhere else" (an example of what heads attend to
-# is welcome, not required).
+# **Rubric (2 points).** 1 point for the ranking argument (the score is $q k_i$; the sign of $q$
+# alone decides the order, $|q|$ only the sharpness). 1 point for the consequence: one feature
+# per head, the same preferred key for every query of one sign, against matching on many
+# features with larger heads.

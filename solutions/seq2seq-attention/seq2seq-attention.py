@@ -100,10 +100,7 @@ print("tgt_in\n", example_batch.tgt_in,
 # %% [markdown] nbgrader={"grade": false, "grade_id": "the-model", "locked": true, "schema_version": 3, "solution": false}
 # ## The model
 #
-# ![The encoder reads the source in both directions; at step i the decoder's previous
-# state s(i-1) scores every encoder state h(j), the softmax of the scores weighs them into
-# the context c(i), and the GRU cell turns y(i-1), c(i) and s(i-1) into s(i), from which
-# y(i) is predicted.](seq2seq-attention.svg)
+# ![The encoder reads the source in both directions; at step i the decoder's previous state s(i-1) scores every encoder state h(j), the softmax of the scores weighs them into the context c(i), and the GRU cell turns y(i-1), c(i) and s(i-1) into s(i), from which y(i) is predicted.](seq2seq-attention.svg)
 #
 # With $x_1, \dots, x_n$ the source tokens and $y_0 = $ `<bos>`, $y_1, y_2, \dots$ the
 # target tokens:
@@ -808,19 +805,23 @@ assert _losses[1] < 0.95 * _losses[0], (
 # German, so the alignment crosses; attention chooses positions by content, not by order.
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "written-padding-question", "locked": true, "schema_version": 3, "solution": false}
-# **Question 2 (2 points).** In a batch, shorter source numbers are padded to the longest one.
-# What would go wrong if the decoder's attention did *not* mask the padded positions? Explain why
-# the damage would depend on which other numbers happen to share the batch.
+# **Question 2 (2 points).** Suppose the model were trained on the same source words, but
+# with the digits written in reverse order: 7483 becomes 3 8 4 7. Predict its attention
+# heatmap for *sieben tausend vier hundert drei und achtzig*: which source word would the
+# decoder read for each output digit, in order? Where does this alignment cross, compared with
+# yours? Would the model with attention find this task harder than the original? Explain from
+# how attention chooses a source position.
 
 # %% [markdown] nbgrader={"grade": true, "grade_id": "written-padding", "locked": false, "points": 2, "schema_version": 3, "solution": true}
-# **Model answer.** Unmasked, the padded positions get non-zero weight, so each context vector mixes in
-# encoder states computed on padding, which carry no information about the number. How many
-# padded positions a sentence has depends on the longest sentence in its batch, so the same
-# number would be translated (and its loss computed) differently in different batches, and at
-# inference, one number at a time with no padding, the model would see inputs unlike those it
-# was trained on. Masking gives padding weight exactly 0, so a sentence's translation depends on
-# that sentence alone.
+# **Model answer.** 3 from *drei*, 8 from *achtzig*, 4 from *vier*, 7 from *sieben*: source
+# positions 5, 7, 3 and 1 of the seven words. The pair that crossed in the original model (the
+# tens written before the units, read in the other order) now follows the source order, and
+# every later step jumps back to the left instead. For attention the order makes no
+# difference: at every step the decoder's query selects source positions by their content,
+# wherever they are, so this task is no harder than the original; the decoder must still know
+# which digit comes next.
 #
-# **Rubric (2 points).** 1 point for "weight on padding pollutes the context vector". 1 point for the batch
-# dependence (the amount of padding is set by the longest sequence in the batch) or the
-# training–inference mismatch it causes.
+# **Rubric (2 points).** 1 point for the predicted alignment (*drei*, *achtzig*, *vier*,
+# *sieben*, in that order) and where it crosses (the units–tens pair in source order, the other
+# steps jumping left). 1 point for the reason it is not harder: attention selects positions by
+# content at every step, in any order.

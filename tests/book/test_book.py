@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import os
 import re
 import subprocess
 import sys
@@ -157,3 +158,72 @@ def test_once_a_service_is_set_every_executable_page_can_be_launched(tmp_path):
             assert "solutions" not in unquote(link), link
 
 
+
+
+def test_every_reference_links_to_the_work_under_a_clean_label(site):
+    """Each entry of the references page has a link (DOI or URL) and a label made of the
+    authors' initials and the year, with no TeX accent left in it (``[VCC+18]``)."""
+    for language in ("", "zh/"):
+        page = (site / f"{language}book/appendix/references.html").read_text()
+        entries = re.findall(r'<div class="citation"[^>]*>(.*?)</div>', page, re.DOTALL)
+        assert len(entries) >= 30, language
+        for entry in entries:
+            label = re.search(r'class="label"><span class="fn-bracket">\[</span>([^<]*)<',
+                              entry).group(1)
+            assert re.fullmatch(r"[A-Z][A-Za-z]{0,5}\+?\d\d", label), label
+            assert re.search(r'<a class="reference external" href="https?://', entry), label
+
+
+def test_each_part_overview_links_every_page_of_its_part_under_its_sidebar_number(site):
+    """A part's overview names its chapters with the numbers the sidebar gives them and
+    links each chapter and exercise of the part."""
+    toc = yaml.safe_load((REPO / "_toc.yml").read_text())
+    for number, part in enumerate([p for p in toc["parts"] if p.get("numbered")], start=1):
+        overview = part["chapters"][0]
+        page = (site / f"{overview['file']}.html").read_text()
+        main = page[page.index("<main"):page.index("</main>")]
+        here = Path(overview["file"]).parent
+        for section in overview["sections"]:
+            href = os.path.relpath(section["file"], here)
+            assert f'href="{href}.html' in main, f"{overview['file']} does not link {href}"
+        steps = re.findall(r"<strong>(\d+(?:\.\d+)?) ·", main)
+        assert all(step.startswith(f"{number}.") for step in steps), (overview["file"], steps)
+
+
+def test_no_image_alt_text_is_broken_across_lines():
+    """Markdown joins the lines of an image's alt text without a space ("previousstate"),
+    so each alt text is written on one line, in the book and in the assignments."""
+    sources = [*(REPO / "book").rglob("*.md"), *(REPO / "solutions").glob("*/*.py")]
+    broken = [f"{path.relative_to(REPO)}: {match.group()[:60]!r}" for path in sources
+              for match in re.finditer(r"!\[[^\]]*\n[^\]]*\]\(", path.read_text())]
+    assert not broken, broken
+
+
+def test_the_front_page_tab_names_the_site_once(site):
+    page = (site / "book/intro.html").read_text()
+    assert "<title>Attention in NLP</title>" in page
+    assert 'logo__title">Attention in NLP<' in page
+    assert "<title>Glossary · 术语表 &#8212; Attention in NLP</title>" in \
+        (site / "book/appendix/glossary.html").read_text()
+
+
+def test_no_sentence_of_a_model_answer_is_in_the_site(site):
+    """The book must not answer a graded written question: no sentence of a model answer
+    or rubric (40 characters or more) appears in any page, in any words' wrapping."""
+    from autograder.commands.release import source_notebooks
+
+    course = Course.at(REPO)
+    sentences = set()
+    for assignment in course.assignments():
+        for source in source_notebooks(course, assignment):
+            for cell in source.cells:
+                meta = cell.metadata.get("nbgrader", {})
+                if cell.cell_type == "markdown" and meta.get("solution"):
+                    text = " ".join(cell.source.replace("**", "").split())
+                    sentences |= {s.strip() for s in re.split(r"(?<=[.!?])\s+", text)
+                                  if len(s.strip()) >= 40}
+    assert len(sentences) > 20
+    for path in site.rglob("*.html"):
+        text = " ".join(visible_text(path.read_text()).replace("**", "").split())
+        shown = [s for s in sentences if s in text]
+        assert not shown, f"{path.relative_to(site)} shows {shown[:2]}"

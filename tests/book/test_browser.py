@@ -369,22 +369,46 @@ def test_download_links_resolve_to_the_student_release(site):
                 assert released.exists(), f"{page_name}: {href}"
 
 
-# Code and outputs must fit their column: a block wider than it scrolls sideways.
-OVERFLOWING = """() => [...document.querySelectorAll('main pre')]
-  .filter(pre => pre.scrollWidth > pre.clientWidth + 1)
-  .map(pre => pre.innerText.split('\\n').sort((a, b) => b.length - a.length)[0])"""
+# Code, outputs and display formulas must fit their column, and the page its window: a
+# block wider than its column scrolls sideways (the theme's scrollbar is all but invisible),
+# a page wider than the window makes the reader scroll the whole page.
+WIDER_THAN_THEIR_COLUMN = """async () => {
+  // a resize is handled on the next animation frame (book/_static/fit-math.js)
+  for (let i = 0; i < 3; i++) await new Promise(r => requestAnimationFrame(r));
+  const found = [];
+  for (const pre of document.querySelectorAll('main pre'))
+    if (pre.scrollWidth > pre.clientWidth + 1)
+      found.push('code or output: ' + pre.innerText.split('\\n')
+                 .sort((a, b) => b.length - a.length)[0].slice(0, 80));
+  // a display formula scrolls inside MathJax's own block (mjx-container, overflow: auto)
+  for (const box of document.querySelectorAll('main mjx-container[display="true"]'))
+    if (box.scrollWidth > box.clientWidth + 1) {
+      const number = box.closest('.math') && box.closest('.math').querySelector('.eqno');
+      const tex = box.querySelector('mjx-assistive-mml') || box;
+      found.push(`formula ${number ? number.textContent.trim() : ''} ` +
+                 `${box.scrollWidth - box.clientWidth} px too wide: ` +
+                 tex.textContent.replace(/\\s+/g, ' ').slice(0, 60));
+    }
+  const page = document.documentElement;
+  if (page.scrollWidth > page.clientWidth + 1)
+    found.push(`the page: ${page.scrollWidth} px in a ${page.clientWidth} px window`);
+  return found;
+}"""
+PHONE = {"width": 390, "height": 844}
 
 
-def test_no_code_or_output_block_scrolls_sideways_at_1280_px(served, context):
-    overflowing = {}
-    for page_name in PAGES:
+def test_nothing_is_wider_than_its_column_on_a_desktop_or_a_phone(served, context):
+    """Every page in both languages, at 1280 px and at a phone's 390 px."""
+    too_wide = {}
+    for page_name in PAGES_IN_BOTH_LANGUAGES:
         page, _ = open_page(context, served + page_name + ".html")
-        found = page.evaluate(OVERFLOWING)
-        if found:
-            overflowing[page_name] = found
+        for viewport in (VIEWPORT, PHONE):
+            page.set_viewport_size(viewport)
+            for found in page.evaluate(WIDER_THAN_THEIR_COLUMN):
+                too_wide.setdefault(f"{page_name} at {viewport['width']} px", []).append(found)
         page.close()
-    assert not overflowing, "\n".join(f"{page}: {len(lines)} blocks, e.g. {lines[0]!r}"
-                                      for page, lines in overflowing.items())
+    assert not too_wide, "\n".join(f"{where}: {len(found)}, e.g. {found[:3]}"
+                                    for where, found in too_wide.items())
 
 
 TQDM_BAR = re.compile(r"\d+%\|[^|\n]*\||\d+(?:\.\d+)?(?:it|s)/s\]")
@@ -395,6 +419,23 @@ def test_no_progress_bar_is_printed_into_a_page(site):
     for page_name in PAGES:
         text = visible_text((site / f"{page_name}.html").read_text())
         assert not TQDM_BAR.search(text), f"{page_name}: {TQDM_BAR.search(text).group()}"
+
+
+# What a cell prints by accident: Matplotlib's font lookups, Python's warnings, tracebacks.
+NOISE = re.compile(r"findfont:|\b[A-Z]\w*Warning\b|Traceback \(most recent call last\)")
+OUTPUT_BLOCK = re.compile(r'<div class="output ([a-z_]+)[^"]*"[^>]*>(.*?)</pre>', re.DOTALL)
+
+
+def test_no_build_noise_is_printed_into_a_page(site):
+    """A page shows what its cells mean to show: no stream written to stderr, and no font
+    lookup, warning or traceback in any output, in either language."""
+    noisy = {}
+    for page_name in PAGES_IN_BOTH_LANGUAGES:
+        for kind, block in OUTPUT_BLOCK.findall((site / f"{page_name}.html").read_text()):
+            text = visible_text(block)
+            if kind == "stderr" or NOISE.search(text):
+                noisy.setdefault(page_name, []).append(f"{kind}: {text.strip()[:120]!r}")
+    assert not noisy, "\n".join(f"{page}: {found}" for page, found in noisy.items())
 
 
 def test_screenshots_for_review(served, context, screenshots):

@@ -37,3 +37,19 @@ def test_no_glyph_is_missing_from_a_chinese_heatmap(restore_rcparams):
                             titles=["自注意力 self-attention"])
         fig.canvas.draw()
     plt.close(fig)
+
+
+def test_a_bold_chinese_label_prints_no_font_warning(restore_rcparams, caplog):
+    """The CJK font has one weight: a bold label is drawn regular, without the warning
+    Matplotlib logs for it, which a notebook would print into its page."""
+    if cjk_font_file() is None:
+        pytest.skip("paperang-p2-fonts-cjk is not installed")
+    use_cjk_font()
+    caplog.set_level("DEBUG", logger="matplotlib.font_manager")
+    fig, ax = plt.subplots()
+    ax.set_title("弟弟 bold", fontweight="bold")
+    ax.set_xlabel("一切 light", fontweight="light")
+    fig.canvas.draw()
+    plt.close(fig)
+    assert not [r for r in caplog.records
+                if r.levelname == "WARNING" and "Failed to find font weight" in r.getMessage()]

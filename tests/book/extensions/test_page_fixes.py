@@ -26,3 +26,15 @@ def test_a_script_registered_twice_is_on_the_page_once(build, extensions, copies
     built = build({"index.rst": "Page\n====\n\nText.\n"}, extensions, setup=SETUP)
     assert built.error is None, built.warnings
     assert built.page("index").count("const THEBE_JS_URL = 1;") == copies
+
+
+@pytest.mark.parametrize("extensions, title",
+                         [([], "Attention in NLP &#8212; Attention in NLP"),
+                          (["book_build.extensions.page_fixes"], "Attention in NLP")])
+def test_the_front_page_names_the_site_once_in_the_tab(build, extensions, title):
+    built = build({"index.rst": "Attention in NLP\n================\n\n.. toctree::\n\n   other\n",
+                   "other.rst": "Scores\n======\n\nText.\n"},
+                  extensions, html_title="Attention in NLP", project="Attention in NLP")
+    assert built.error is None, built.warnings
+    assert f"<title>{title}</title>" in built.page("index")
+    assert "<title>Scores &#8212; Attention in NLP</title>" in built.page("other")
