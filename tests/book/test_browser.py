@@ -373,6 +373,11 @@ def test_download_links_resolve_to_the_student_release(site):
 # block wider than its column scrolls sideways (the theme's scrollbar is all but invisible),
 # a page wider than the window makes the reader scroll the whole page.
 WIDER_THAN_THEIR_COLUMN = """async () => {
+  // everything folded is opened (hidden cells, worked solutions), as a reader would
+  for (const folded of document.querySelectorAll('main details')) folded.open = true;
+  for (const hidden of document.querySelectorAll('main .toggle-hidden'))
+    hidden.classList.remove('toggle-hidden');
+  window.dispatchEvent(new Event('resize'));
   // a resize is handled on the next animation frame (book/_static/fit-math.js)
   for (let i = 0; i < 3; i++) await new Promise(r => requestAnimationFrame(r));
   const found = [];
