@@ -4,9 +4,10 @@
  * already set on several lines; on a narrow screen (a phone held upright) a formula can
  * still be wider than the text column, and the theme would hide the rest behind a
  * scrollbar. Once MathJax has typeset the page, and again whenever the window's width
- * changes or a folded part of the page opens, each display formula wider than its column is set in a smaller size, just small
- * enough to fit, but never below MIN_SCALE of the text's size (a formula that would need
- * less keeps MIN_SCALE and scrolls). tests/book/test_browser.py measures every page. */
+ * changes or a folded part of the page opens, each display formula wider than its column
+ * is set in a smaller size, just small enough to fit, but never below MIN_SCALE of the
+ * text's size (a formula that would need less keeps MIN_SCALE and scrolls).
+ * tests/book/test_browser.py measures every page. */
 (() => {
   "use strict";
   const MIN_SCALE = 0.6;

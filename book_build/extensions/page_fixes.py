@@ -45,9 +45,8 @@ def one_title_on_the_front_page(app: Sphinx, pagename: str, templatename: str,
     docstitle = context.get("docstitle") or ""
     title = striptags(context.get("title") or "").strip()
     if title and title == striptags(docstitle).strip():
-        context["theme_logo"] = {**(context.get("theme_logo") or {}),
-                                 "text": (context.get("theme_logo") or {}).get("text")
-                                 or docstitle}
+        logo = context.get("theme_logo") or {}
+        context["theme_logo"] = {**logo, "text": logo.get("text") or docstitle}
         context["docstitle"] = ""
 
 

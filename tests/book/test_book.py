@@ -158,8 +158,6 @@ def test_once_a_service_is_set_every_executable_page_can_be_launched(tmp_path):
             assert "solutions" not in unquote(link), link
 
 
-
-
 def test_every_reference_links_to_the_work_under_a_clean_label(site):
     """Each entry of the references page has a link (DOI or URL) and a label made of the
     authors' initials and the year, with no TeX accent left in it (``[VCC+18]``)."""

@@ -40,10 +40,9 @@ def _distinct(course) -> dict[str, tuple[str, object]]:
             [(v.name, v.code) for v in implementations(assignment, "variant")]}
 
 
-def _honest(course) -> dict[str, str]:
-    """{student: implementation}: the distinct implementations repeated up to BATCH
-    submissions in all (a student's id is ``<n>-<assignment>--<implementation>``)."""
-    names = list(_distinct(course))
+def _honest(names: list[str]) -> dict[str, str]:
+    """{student: implementation}: the distinct implementations ``names`` repeated up to
+    BATCH submissions in all (a student's id is ``<n>-<assignment>--<implementation>``)."""
     return {f"{i:02d}-{names[i % len(names)]}": names[i % len(names)]
             for i in range(max(BATCH, len(names)))}
 
@@ -61,10 +60,11 @@ def alone(tmp_path_factory) -> dict[str, list[tuple]]:
     """The verdicts of each distinct honest implementation graded on its own on an idle
     machine (a repeated one is the same notebook: it is graded alone once)."""
     course = make_course(tmp_path_factory.mktemp("alone") / "course", ASSIGNMENTS)
-    for name, (assignment, notebook) in _distinct(course).items():
+    distinct = _distinct(course)
+    for name, (assignment, notebook) in distinct.items():
         submit(course, f"00-{name}", notebook, assignment)
     outcomes = grade(course, jobs=1, progress=False)
-    assert len(outcomes) == len(_distinct(course))
+    assert len(outcomes) == len(distinct)
     for outcome in outcomes:
         assert full_marks(outcome), (outcome.student, outcome.reasons)
         assert not outcome.attempts, (outcome.student, outcome.attempts)
@@ -110,7 +110,7 @@ def test_honest_work_gets_the_same_full_marks_under_strain(alone, strain, kernel
                                                            tmp_path):
     course = make_course(tmp_path / "course", ASSIGNMENTS)
     distinct = _distinct(course)
-    for student, name in _honest(course).items():
+    for student, name in _honest(list(distinct)).items():
         assignment, notebook = distinct[name]
         submit(course, student, notebook, assignment)
     with _cold(kernels == "cold"), _strain(strain, course.root) as done:
