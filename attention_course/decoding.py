@@ -59,8 +59,9 @@ def greedy(model: StepDecoder, src: Tensor, src_lengths: Tensor, bos_id: int, eo
     state = model.start(src, src_lengths)
     prefix = torch.full((src.shape[0], 1), bos_id, dtype=torch.long, device=src.device)
     done = torch.zeros(src.shape[0], dtype=torch.bool, device=src.device)
-    tokens, weights = [], []
-    for _ in range(max_len):
+    tokens: list[Tensor] = []      # (B,) per step
+    weights: list[Tensor] = []     # the step's attention
+    for _step in range(max_len):
         logits, attention, state = model.step(prefix, state)
         y = logits.argmax(-1).masked_fill(done, pad_id)                    # (B,)
         tokens.append(y)

@@ -88,7 +88,7 @@ def gat_attention(
     from_j = torch.einsum("hnf,hf->hn", z, a_dst)  # (H, N): a_dst . z_j
     raw = from_i.unsqueeze(2) + from_j.unsqueeze(1)  # (H, N, N)
     scores = nn.functional.leaky_relu(raw, negative_slope)  # (H, N, N)
-    scores = scores.masked_fill(~mask, float("-inf"))  # (H, N, N)
+    scores = torch.where(mask, scores, -torch.inf)  # (H, N, N): no edge, no weight
     return scores, torch.softmax(scores, dim=-1)
 
 

@@ -1,59 +1,38 @@
-"""Multi-head attention as the ``multihead-attention`` exercise defines it, for the book.
+"""Multi-head attention for the book's Transformer: PyTorch's own, with the exercise's interface.
 
-The chapter on the Transformer builds its blocks from these parts, so that the model it
-trains is made of exactly what the students wrote. The interface is the exercise's (the
-course's contract); the tests run this module through the exercise's hidden tests, so it
-earns full marks there like any correct submission.
+The chapter on the Transformer builds its blocks from these parts. Its attention is
+PyTorch's functional multi-head attention
+(:func:`torch.nn.functional.multi_head_attention_forward`) behind the interface of the
+``multihead-attention`` exercise: four projections ``q_proj``, ``k_proj``, ``v_proj`` and
+``out_proj``, masks that are True where a query may attend, weights per head. The exercise
+has students write that module themselves, and its graded code may not call PyTorch's
+(the course's contract): this module, which students receive with the course's package,
+answers none of its questions. The tests check that it computes what the exercise's
+reference does, and that the exercise's grader gives it no marks.
 
-Shapes: ``B`` batch, ``T`` queries, ``S`` keys and values, ``d_k`` query/key size, ``d_v``
-value size, ``d_model`` model size, ``h`` heads of size ``d_model / h``.
+Shapes: ``B`` batch, ``T`` queries, ``S`` keys and values, ``d_model`` model size, ``h``
+heads of size ``d_model / h``.
 """
 
 from __future__ import annotations
 
-import math
-
 import torch
 from torch import Tensor, nn
+from torch.nn import functional
 
 __all__ = [
     "MultiHeadAttention",
     "causal_mask",
     "padding_mask",
-    "scaled_dot_product_attention",
     "sinusoidal_positional_encoding",
 ]
 
 
-def scaled_dot_product_attention(
-    Q: Tensor, K: Tensor, V: Tensor, mask: Tensor | None = None
-) -> tuple[Tensor, Tensor]:
-    """``softmax(Q K^T / sqrt(d_k)) V`` over the allowed positions.
-
-    Args:
-        Q: ``(..., T, d_k)`` queries.
-        K: ``(..., S, d_k)`` keys.
-        V: ``(..., S, d_v)`` values.
-        mask: bool, broadcastable to ``(..., T, S)``; True where a query may attend.
-
-    Returns:
-        ``out`` ``(..., T, d_v)`` and ``weights`` ``(..., T, S)``. A query that may attend
-        to no position gets zero weights and a zero output.
-    """
-    scores = Q @ K.transpose(-2, -1) / math.sqrt(Q.shape[-1])     # (..., T, S)
-    if mask is None:
-        weights = torch.softmax(scores, dim=-1)
-    else:
-        scores = scores.masked_fill(~mask, float("-inf"))
-        weights = torch.softmax(scores, dim=-1)
-        # a row with nothing to attend to is all -inf, and its softmax NaN: make it 0
-        weights = weights.masked_fill(~mask.any(dim=-1, keepdim=True), 0.0)
-    return weights @ V, weights
-
-
 def causal_mask(T: int, device: torch.device | str | None = None) -> Tensor:
-    """``(T, T)`` bool, True on and below the diagonal: query ``t`` sees keys ``0..t``."""
-    return torch.ones(T, T, dtype=torch.bool, device=device).tril()
+    """``(T, T)`` bool, True on and below the diagonal: query ``t`` sees keys ``0..t``
+    (PyTorch's causal mask, which marks the positions *not* to attend, inverted)."""
+    hidden = nn.Transformer.generate_square_subsequent_mask(T, device=device) < 0
+    return ~hidden
 
 
 def padding_mask(lengths: Tensor, S: int) -> Tensor:
@@ -66,7 +45,8 @@ class MultiHeadAttention(nn.Module):
 
     Head ``i`` reads output features ``[i * head_dim, (i + 1) * head_dim)`` of the query,
     key and value projections; the heads' outputs are concatenated in head order and
-    projected by ``out_proj``.
+    projected by ``out_proj``. A query that may attend to no position gets zero weights,
+    and ``out_proj`` of a zero vector.
 
     Args:
         d_model: Size of the inputs and the output.
@@ -78,16 +58,11 @@ class MultiHeadAttention(nn.Module):
         super().__init__()
         if d_model % num_heads != 0:
             raise ValueError(f"d_model={d_model} is not divisible by num_heads={num_heads}")
-        self.num_heads, self.head_dim = num_heads, d_model // num_heads
-        self.q_proj = nn.Linear(d_model, d_model, bias=bias)
-        self.k_proj = nn.Linear(d_model, d_model, bias=bias)
-        self.v_proj = nn.Linear(d_model, d_model, bias=bias)
-        self.out_proj = nn.Linear(d_model, d_model, bias=bias)
-
-    def _split(self, x: Tensor) -> Tensor:
-        """``(B, L, d_model)`` -> ``(B, h, L, head_dim)``."""
-        B, L, _ = x.shape
-        return x.view(B, L, self.num_heads, self.head_dim).transpose(1, 2)
+        self.head_dim = d_model // num_heads
+        self.num_heads = num_heads
+        # four (d_model, d_model) projections, made in this order
+        self.q_proj, self.k_proj, self.v_proj, self.out_proj = (
+            nn.Linear(d_model, d_model, bias=bias) for _ in range(4))
 
     def forward(
         self, query: Tensor, key: Tensor, value: Tensor, mask: Tensor | None = None
@@ -104,15 +79,31 @@ class MultiHeadAttention(nn.Module):
         Returns:
             ``out`` ``(B, T, d_model)`` and ``weights`` ``(B, h, T, S)``.
         """
-        q = self._split(self.q_proj(query))                       # (B, h, T, d_h)
-        k = self._split(self.k_proj(key))                         # (B, h, S, d_h)
-        v = self._split(self.v_proj(value))                       # (B, h, S, d_h)
+        (B, T, d_model), S = query.shape, key.shape[1]
+        hidden = None                          # PyTorch's polarity: True = may not attend
+        empty = None                           # (B, T): queries with nothing to attend
         if mask is not None:
-            mask = mask.to(torch.bool).unsqueeze(-3)              # (..., 1, T, S)
-        heads, weights = scaled_dot_product_attention(q, k, v, mask)
-        B, _, T, _ = heads.shape
-        concat = heads.transpose(1, 2).reshape(B, T, -1)          # (B, T, d_model)
-        return self.out_proj(concat), weights
+            allowed = mask.to(torch.bool).expand(B, T, S)
+            empty = ~allowed.any(dim=-1)
+            allowed = allowed | empty[..., None]     # attend anywhere, zeroed below
+            hidden = (~allowed).repeat_interleave(self.num_heads, dim=0)   # (B*h, T, S)
+        biases = [p.bias for p in (self.q_proj, self.k_proj, self.v_proj)]
+        out, weights = functional.multi_head_attention_forward(
+            query.transpose(0, 1), key.transpose(0, 1), value.transpose(0, 1),
+            d_model, self.num_heads, in_proj_weight=None,
+            in_proj_bias=torch.cat(biases) if biases[0] is not None else None,
+            bias_k=None, bias_v=None, add_zero_attn=False, dropout_p=0.0,
+            out_proj_weight=self.out_proj.weight, out_proj_bias=self.out_proj.bias,
+            training=self.training, need_weights=True, attn_mask=hidden,
+            use_separate_proj_weight=True, q_proj_weight=self.q_proj.weight,
+            k_proj_weight=self.k_proj.weight, v_proj_weight=self.v_proj.weight,
+            average_attn_weights=False)
+        out = out.transpose(0, 1)                                    # (B, T, d_model)
+        if empty is not None and bool(empty.any()):
+            weights = weights * (~empty)[:, None, :, None]              # rows of zeros
+            nothing = self.out_proj(out.new_zeros(d_model))          # out_proj(0)
+            out = torch.where(empty[..., None], nothing, out)
+        return out, weights
 
 
 def sinusoidal_positional_encoding(max_len: int, d_model: int) -> Tensor:

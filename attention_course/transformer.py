@@ -1,9 +1,9 @@
-"""A small encoder–decoder Transformer built from the exercise's multi-head attention.
+"""A small encoder–decoder Transformer built on multi-head attention with the exercise's interface.
 
 Every attention in the model is :class:`attention_course.multihead.MultiHeadAttention`, the
-module of the ``multihead-attention`` exercise; the rest is what Vaswani et al. (2017) put
-around it: residual connections, layer normalisation, a position-wise feed-forward network
-and sinusoidal position encodings. The model has the interface of
+interface of the ``multihead-attention`` exercise (computed by PyTorch's own); the rest is
+what Vaswani et al. (2017) put around it: residual connections, layer normalisation, a
+position-wise feed-forward network and sinusoidal position encodings. The model has the interface of
 :class:`attention_course.seq2seq.RNNTranslator` (``forward``, ``generate``, ``start``,
 ``step``), so the same training loop, metrics and decoders serve both.
 

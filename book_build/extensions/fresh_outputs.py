@@ -11,6 +11,7 @@ documents every notebook page whose cache record was written after the page was 
 from __future__ import annotations
 
 import datetime
+import filecmp
 from pathlib import Path
 
 from sphinx.application import Sphinx
@@ -43,6 +44,21 @@ def pages_with_newer_outputs(app: Sphinx, env: BuildEnvironment, added: set[str]
     return newer
 
 
+def changed_static_files(app: Sphinx, env: BuildEnvironment, added: set[str],
+                         changed: set[str], removed: set[str]) -> list[str]:
+    if app.builder.format != "html" or added or changed:
+        return []
+    static = Path(app.outdir) / "_static"
+    for folder in app.config.html_static_path:
+        source = Path(app.confdir, folder)
+        for path in source.rglob("*") if source.is_dir() else []:
+            copy = static / path.relative_to(source)
+            if path.is_file() and not (copy.exists() and filecmp.cmp(path, copy, shallow=False)):
+                return [app.config.root_doc]
+    return []
+
+
 def setup(app: Sphinx) -> dict:
     app.connect("env-get-outdated", pages_with_newer_outputs)
+    app.connect("env-get-outdated", changed_static_files)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

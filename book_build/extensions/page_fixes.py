@@ -9,13 +9,16 @@ differ only in their file name: None in one, '' in the other).
 is avoided by ``html_context: {default_mode: light}`` in ``_config.yml``.)
 
 It also gives a page whose title is the site's own (the front page) that title once in the
-browser's tab: Sphinx would write ``Attention in NLP — Attention in NLP``.
+browser's tab: Sphinx would write ``Attention in NLP — Attention in NLP``; and every page one
+search box: the sidebar's (on a phone, the article header's button). pydata-sphinx-theme's
+default ``navbar_persistent`` adds a second one in a header bar of its own above each page.
 """
 
 from __future__ import annotations
 
 from markupsafe import Markup
 from sphinx.application import Sphinx
+from sphinx.config import Config
 
 
 def striptags(html: str) -> str:
@@ -50,7 +53,16 @@ def one_title_on_the_front_page(app: Sphinx, pagename: str, templatename: str,
         context["docstitle"] = ""
 
 
+def one_search_box(app: Sphinx, config: Config) -> None:
+    """No search button in the header bar (Jupyter Book sets the theme's options itself, so
+    ``_config.yml`` cannot add one without replacing them all)."""
+    options = dict(config.html_theme_options or {})
+    options.setdefault("navbar_persistent", [])
+    config.html_theme_options = options
+
+
 def setup(app: Sphinx) -> dict:
+    app.connect("config-inited", one_search_box)
     app.connect("html-page-context", drop_duplicate_scripts, priority=900)
     app.connect("html-page-context", one_title_on_the_front_page)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

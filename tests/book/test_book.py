@@ -7,14 +7,18 @@ import os
 import re
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 from urllib.parse import unquote
 
+import jupytext
+import nbformat
 import pytest
 import yaml
 
 from autograder.commands.release import assignment_secrets, find_leaks
 from autograder.course import Course
+from book_build.student_package import pinned_requirements, version, wheel_name
 from tests.conftest import ASSIGNMENT, REPO, is_notebook, toc_pages, visible_text
 
 # One worker builds the book: two parallel builds would race on the same `_build/` cache.
@@ -35,11 +39,18 @@ def test_no_solution_or_hidden_test_anywhere_in_the_site(site):
     course = Course.at(REPO)
     secrets = set().union(*(assignment_secrets(course, a) for a in course.assignments()))
     assert "def ref_masked_softmax(scores, mask=None):" in secrets
-    for path in site.rglob("*"):
-        if not path.is_file() or path.suffix not in {".html", ".ipynb", ".txt", ".md", ".py",
-                                                     ".js", ".json"}:
+    files = {path: path.read_bytes() for path in site.rglob("*") if path.is_file()}
+    # the course's package (book_build/student_package.py), file by file
+    wheels = [path for path in files if path.suffix == ".whl"]
+    assert len(wheels) == 2, wheels       # one in each language's site
+    for wheel in wheels:
+        with zipfile.ZipFile(wheel) as archive:
+            files |= {wheel / name: archive.read(name) for name in archive.namelist()}
+    assert any(path.name == "multihead.py" for path in files)
+    for path, content in files.items():
+        if path.suffix not in {".html", ".ipynb", ".txt", ".md", ".py", ".js", ".json"}:
             continue
-        raw = path.read_text(errors="replace")
+        raw = content.decode(errors="replace")
         text = visible_text(raw) if path.suffix == ".html" else raw
         assert "BEGIN SOLUTION" not in text and "BEGIN HIDDEN TESTS" not in text, path
         leaked = find_leaks(secrets, text.splitlines())
@@ -225,3 +236,60 @@ def test_no_sentence_of_a_model_answer_is_in_the_site(site):
         text = " ".join(visible_text(path.read_text()).replace("**", "").split())
         shown = [s for s in sentences if s in text]
         assert not shown, f"{path.relative_to(site)} shows {shown[:2]}"
+
+
+def _chapters() -> list[str]:
+    """The chapter pages: notebooks of the book (the exercises are released notebooks)."""
+    return [page for page in toc_pages() if page.startswith("book/")
+            and is_notebook(REPO / f"{page}.md")]
+
+
+@pytest.mark.parametrize("language", ["en", "zh_CN"])
+def test_every_chapter_downloads_as_a_plain_notebook_in_its_sites_language(site, language):
+    root = site if language == "en" else site / "zh"
+    chapters = _chapters()
+    assert len(chapters) == 15
+    attached = {}
+    for page in chapters:
+        html = (root / f"{page}.html").read_text()
+        assert f'href="{Path(page).name}.ipynb"' in html, f"{page}: no .ipynb download"
+        notebook = nbformat.read(root / f"{page}.ipynb", as_version=4)
+        nbformat.validate(notebook)
+        markdown = "\n".join(c.source for c in notebook.cells if c.cell_type == "markdown")
+        left = re.findall(r"\{[a-z:-]+\}`[^`]*`|```\{[a-z-]+\}|^\s*:::.*$|^\$\$ \(.*$",
+                          markdown, re.M)
+        assert not left, f"{page}: Sphinx syntax left in the notebook: {left[:3]}"
+        source = jupytext.read(REPO / f"{page}.md")
+        assert [c.source for c in notebook.cells if c.cell_type == "code"] == \
+            [c.source for c in source.cells if c.cell_type == "code"], page
+        assert "\\tag{" in markdown or "$$" not in markdown, page
+        letters = [ch for ch in markdown if ch.isalpha()]
+        chinese = sum("\u4e00" <= ch <= "\u9fff" for ch in letters) / len(letters)
+        # the English pages quote the lecture's Chinese here and there
+        assert chinese > 0.4 if language != "en" else chinese < 0.05, (page, chinese)
+        assert notebook.metadata.get("language", "en") == language
+        for cell in notebook.cells:
+            attached.update(cell.get("attachments", {}))
+    # the four figures of the mechanism, each in the site's language
+    suffix = ".zh_CN.svg" if language != "en" else ".svg"
+    assert sorted(attached) == sorted(f"{name}{suffix}" for name in (
+        "one-query", "self-attention-matrices", "transformer", "multi-head-attention"))
+
+
+def test_the_site_serves_the_course_package_the_chapters_import(site):
+    name = wheel_name()
+    expected = {f"attention_course/{path.name}"
+                for path in (REPO / "attention_course").glob("*.py")}
+    for root in (site, site / "zh"):
+        with zipfile.ZipFile(root / name) as wheel:
+            modules = {member for member in wheel.namelist() if member.endswith(".py")}
+            metadata = wheel.read(f"attention_course-{version()}.dist-info/METADATA").decode()
+        assert modules == expected
+        assert "Name: attention-course" in metadata
+        requires = [line.split(": ", 1)[1] for line in metadata.splitlines()
+                    if line.startswith("Requires-Dist: ")]
+        assert requires == pinned_requirements()
+        intro = (root / "book" / "intro.html").read_text()
+        # the page links the file its commands install
+        assert f'href="../{name}"' in intro
+        assert f"pip install {name}" in visible_text(intro)

@@ -275,6 +275,24 @@ def test_search_finds_a_chapter(served, context):
     assert not problems, "\n".join(problems)
 
 
+VISIBLE_SEARCH_CONTROLS = """() => [...document.querySelectorAll(
+    'button.search-button-field, button.search-button, form.bd-search')].filter(e => {
+  const box = e.getBoundingClientRect();
+  return box.width > 0 && box.height > 0 && getComputedStyle(e).visibility !== 'hidden';
+}).length"""
+
+
+@pytest.mark.parametrize("page_name", ["book/intro", "zh/book/intro", "search",
+                                       "book/appendix/glossary"])
+def test_one_search_box_on_a_desktop_and_on_a_phone(served, context, page_name):
+    page, problems = open_page(context, f"{served}{page_name}.html")
+    for width in (1280, 390):
+        page.set_viewport_size({"width": width, "height": 900})
+        page.wait_for_timeout(200)
+        assert page.evaluate(VISIBLE_SEARCH_CONTROLS) == 1, (page_name, width)
+    assert not problems, "\n".join(problems)
+
+
 @pytest.mark.parametrize("page_name", EXERCISES)
 def test_exercise_page_downloads_and_launches_the_student_release(served, context, page_name):
     assignment = page_name.split("/")[1]

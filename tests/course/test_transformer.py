@@ -15,14 +15,65 @@ from tests.conftest import REPO
 BOS, EOS, PAD = 1, 2, 0
 
 
-def test_the_books_multihead_attention_earns_full_marks_in_the_exercise():
-    """attention_course/multihead.py is the exercise's interface: every hidden case passes."""
+def _heads_one_by_one(module, query, key, value, mask):
+    """The exercise's definition, written out: each head's scaled dot-product attention on
+    its slice of the projections, a query with nothing to attend given zero weights."""
+    d_head = module.head_dim
+    outputs, all_weights = [], []
+    for head in range(module.num_heads):
+        part = slice(head * d_head, (head + 1) * d_head)
+        q = module.q_proj(query)[..., part]
+        k = module.k_proj(key)[..., part]
+        v = module.v_proj(value)[..., part]
+        scores = q @ k.transpose(-2, -1) / d_head ** 0.5
+        if mask is not None:
+            allowed = mask.expand_as(scores)
+            scores = scores.masked_fill(~allowed, float("-inf"))
+            weights = torch.softmax(scores, dim=-1).nan_to_num(0.0)
+        else:
+            weights = torch.softmax(scores, dim=-1)
+        outputs.append(weights @ v)
+        all_weights.append(weights)
+    return module.out_proj(torch.cat(outputs, dim=-1)), torch.stack(all_weights, dim=1)
+
+
+@pytest.mark.parametrize("mask_kind", ["none", "causal", "padding", "nothing to attend"])
+def test_the_books_multihead_attention_computes_the_exercises_module(mask_kind):
+    from attention_course.multihead import MultiHeadAttention, causal_mask, padding_mask
+
+    torch.manual_seed(1)
+    module = MultiHeadAttention(12, 3).double()
+    B, T = 2, 5
+    query = torch.randn(B, T, 12, dtype=torch.float64, requires_grad=True)
+    key, value = (torch.randn(B, T, 12, dtype=torch.float64) for _ in range(2))
+    mask = {"none": None, "causal": causal_mask(T),
+            "padding": padding_mask(torch.tensor([5, 2]), T)[:, None, :],
+            "nothing to attend": torch.zeros(B, T, T, dtype=torch.bool)
+            .index_fill(2, torch.tensor([1]), True)
+            & (torch.arange(T)[None, :, None] < 3)}[mask_kind]
+    out, weights = module(query, key, value, mask)
+    expected_out, expected_weights = _heads_one_by_one(module, query, key, value, mask)
+    assert weights.shape == (B, 3, T, T)
+    assert torch.allclose(weights, expected_weights) and torch.allclose(out, expected_out)
+    out.sum().backward()
+    assert torch.isfinite(query.grad).all()
+
+
+def test_the_books_multihead_attention_earns_no_marks_in_the_exercise():
+    """Students receive attention_course in the course's package: its multi-head attention
+    is PyTorch's, which the exercise's graded code must not call, so copied into a
+    submission it fails every multi-head test cell, as forbidden."""
     from autograder.course import Course
     from autograder.proving.dryrun import dry_run
 
     code = (REPO / "attention_course" / "multihead.py").read_text()
     verdicts = dry_run(Course.at(REPO).source / "multihead-attention", code)
-    assert verdicts and {grade_id: m for grade_id, m in verdicts.items() if m} == {}
+    multi_head = {grade_id: m for grade_id, m in verdicts.items()
+                  if grade_id.startswith("test-mha-") and grade_id != "test-mha-init"}
+    assert len(multi_head) == 4
+    assert all(m and "which graded code must not call" in m for m in multi_head.values()), \
+        multi_head
+    assert "def scaled_dot_product_attention" not in code
 
 
 def _model(norm_first: bool = True) -> TransformerTranslator:
@@ -173,7 +224,7 @@ def test_both_translators_decode_the_same_through_step_as_through_generate():
         assert beam_tokens.shape[0] == 4
 
 
-def test_the_chapter_imports_the_exercises_module_rather_than_copying_it():
+def test_the_chapter_writes_no_multi_head_attention_of_its_own():
     page = (REPO / "book" / "encoder" / "transformer.md").read_text()
     source = (REPO / "attention_course" / "transformer.py").read_text()
     assert "from attention_course.multihead import" in source
