@@ -184,16 +184,21 @@ def translate_view(html: str, translate: Callable[[str], str | None]
     return html, record
 
 
-# The menus above the chart, in the page's font and colours; the view scrolls inside its
-# column rather than widening it, and is left out of print (the figures are printed).
+# The menus above the chart, in the page's font and colours, each no wider than the column
+# (a long example's name ends in an ellipsis in the closed menu, whole in the open one); the
+# view scrolls inside its column rather than widening it, and is left out of print (the
+# figures are printed).
 _STYLE = (
     ".attention-view{max-width:100%;overflow-x:auto;margin:0.5em 0 1em}"
     ".attention-view .vega-embed{display:flex;flex-direction:column;align-items:flex-start;"
     "padding-right:0}"
     ".attention-view .vega-bindings{order:-1;display:flex;flex-wrap:wrap;gap:0.4em 1.4em;"
-    "font-size:0.9em;margin-bottom:0.3em}"
-    ".attention-view .vega-bind-name{margin-right:0.3em}"
+    "font-size:0.9em;margin-bottom:0.3em;max-width:100%}"
+    ".attention-view .vega-bind,.attention-view .vega-bind label{display:flex;"
+    "align-items:center;min-width:0;max-width:100%}"
+    ".attention-view .vega-bind-name{margin-right:0.3em;flex:none}"
     ".attention-view select{font:inherit;color:inherit;background:transparent;max-width:30em;"
+    "min-width:0;flex:0 1 auto;text-overflow:ellipsis;"
     "border:1px solid currentColor;border-radius:3px;padding:0 0.2em}"
     ".attention-view select option{color:#1f2328;background:#fff}"
     "@media print{.attention-view{display:none}}"
@@ -356,7 +361,6 @@ def _spec(sources: list[list[str]], targets: list[list[str]], arrays: list[np.nd
                for i, tok in enumerate(toks)]
     keys = [{"e": e, "k": j, "t": tok} for e, toks in enumerate(sources)
             for j, tok in enumerate(toks)]
-    longest = max(max(len(s), len(t)) for s, t in zip(sources, targets, strict=True))
 
     def menu(name: str, count: int, labels: list[str] | None = None) -> alt.Parameter:
         options = list(range(count)) if labels else list(range(1, count + 1))
@@ -382,7 +386,9 @@ def _spec(sources: list[list[str]], targets: list[list[str]], arrays: list[np.nd
         .transform_calculate(q="floor(datum.i / datum.S)", k="datum.i % datum.S",
                              weight=f"datum.w / {scale}")
     )
-    rows = alt.Scale(type="band", domain=list(range(longest)), paddingInner=0.1)
+    # One row per token of the chosen example (the longer of its two sides): the view is as
+    # tall as the example it shows, not as the longest of them.
+    rows = alt.Scale(type="band", paddingInner=0.1)
     y_q, y_k = alt.Y("q:O", axis=None, scale=rows), alt.Y("k:O", axis=None, scale=rows)
     text, accent = _dark(*_TEXT), _dark(*_ACCENT)
     pointing = hq | hk

@@ -13,7 +13,9 @@ jupytext, and whose markdown is full of Sphinx: roles (``{term}``, ``{doc}``, ``
   ``{cite:t}`...``` -> ``Vaswani et al. [2017]``), found by a :class:`Resolver`;
 - a labelled equation numbered as on the page (``\\tag{2.1}``);
 - a drop-down as an HTML ``<details>`` block (folded, as on the page), a figure as its image,
-  attached to the notebook, with its number and caption, an included source as a code block.
+  attached to the notebook, with its number and caption, an included source as a code block;
+- after a code cell whose figure the page numbers and captions (``mystnb: figure:``), a
+  markdown cell with that number and caption, so that "Fig. 2.3" in the text finds it.
 
 A role or directive this module does not know is an error naming the page and the line:
 nothing of Sphinx's syntax reaches a student's notebook unread.
@@ -204,11 +206,13 @@ def plain_notebook(source: Path, resolver: Resolver, language: str = "en",
     if language != "en":
         plain.metadata["language"] = language
     for index, cell in enumerate(notebook.cells):
+        caption = None
         if cell.cell_type == "code":
             new = nbformat.v4.new_code_cell(cell.source)
             tags = cell.metadata.get("tags")
             if tags:
                 new.metadata["tags"] = list(tags)
+            caption = _output_caption(cell, resolver, where)
         elif cell.cell_type == "markdown":
             converter = _Converter(resolver, where)
             new = nbformat.v4.new_markdown_cell(converter.markdown(cell.source))
@@ -218,5 +222,20 @@ def plain_notebook(source: Path, resolver: Resolver, language: str = "en",
             continue
         new.id = f"cell-{index}"
         plain.cells.append(new)
+        if caption is not None:     # the figure the code draws, numbered as on the page
+            plain.cells.append(nbformat.v4.new_markdown_cell(caption, id=f"cell-{index}-caption"))
     nbformat.validate(plain)
     return plain
+
+
+def _output_caption(cell: nbformat.NotebookNode, resolver: Resolver, where: str) -> str | None:
+    """``**Fig. 2.3** caption`` of the figure a code cell draws (its ``mystnb.figure``
+    metadata), for a markdown cell after it; None if the cell has no caption."""
+    figure = cell.metadata.get("mystnb", {}).get("figure") or {}
+    if not figure.get("caption"):
+        return None
+    caption = _Converter(resolver, where).markdown(str(figure["caption"]).strip())
+    caption = caption.replace("\n", " ").strip()
+    name = figure.get("name")
+    number = resolver.reference("numref", str(name), None) if name else ""
+    return f"**{number}** {caption}" if number else caption

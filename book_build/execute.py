@@ -8,11 +8,13 @@ the cache the build reads (``execute_notebooks: cache`` in ``_config.yml``): the
 then finds them all there. A notebook is read exactly as MyST-NB reads it, so that the
 cache recognises it; one that fails stops the script with its traceback.
 
-The kernels load the IPython extension :mod:`book_build.figures.translation`, which
+The kernels load the IPython extensions :mod:`book_build.figures.translation`, which
 stores with every figure its renderings in the languages of
-``locales/*/LC_MESSAGES/figures.po``; the pages' code, by which the cache knows a notebook,
-is unchanged. A cached notebook whose figures lack a rendering, or were translated with
-other translations than the catalogues give today, is executed again.
+``locales/*/LC_MESSAGES/figures.po``, and :mod:`book_build.figures.resolution`, which draws
+every figure at twice its resolution; the pages' code, by which the cache knows a notebook,
+is unchanged. A cached notebook whose figures lack a rendering, were translated with
+other translations than the catalogues give today, or were drawn at the old resolution, is
+executed again.
 
     python -m book_build.execute [--jobs 2] [--output-root .]
 """
@@ -37,13 +39,16 @@ from myst_parser.config.main import MdParserConfig
 
 from attention_course.progress import BUILD_VARIABLE  # progress bars read it
 
+from .figures import resolution as figure_resolution
 from .figures import translation as figure_translation
 from .paths import LOCALES, ROOT, cache_folder
 from .toc import is_notebook, toc_pages
 
 TIMES_FILE = ".execution-times.json"       # in the cache's folder: seconds per page, last build
-# every kernel renders each figure in the catalogues' languages too
-KERNEL_ARGUMENTS = [f"--IPKernelApp.extra_extensions={figure_translation.__name__}"]
+# every kernel renders each figure in the catalogues' languages too, all at twice the
+# resolution (the second extension wraps what the first one draws)
+KERNEL_ARGUMENTS = [f"--IPKernelApp.extra_extensions={figure_translation.__name__}",
+                    f"--IPKernelApp.extra_extensions={figure_resolution.__name__}"]
 
 
 def book_pages(root: Path) -> list[Path]:
@@ -86,12 +91,12 @@ def _execute(path: str, timeout: int, threads: int) -> tuple[str, dict, float, s
 def figures_are_current(notebook: nbformat.NotebookNode,
                         catalogues: dict[str, dict[str, str]]) -> bool:
     """Whether every figure of an executed notebook has its renderings in the languages of
-    ``catalogues``, made with the translations they give today."""
-    return all(figure_translation.is_current(output.get("metadata", {}).get("image/png", {}),
-                                             catalogues)
-               for cell in notebook.cells if cell.cell_type == "code"
-               for output in cell.get("outputs", [])
-               if "image/png" in output.get("data", {}))
+    ``catalogues``, made with the translations they give today, at the book's resolution."""
+    metadata = [output.get("metadata", {}).get("image/png", {})
+                for cell in notebook.cells if cell.cell_type == "code"
+                for output in cell.get("outputs", []) if "image/png" in output.get("data", {})]
+    return all(figure_translation.is_current(m, catalogues) and figure_resolution.is_current(m)
+               for m in metadata)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -20,6 +20,7 @@ from docutils import nodes
 from sphinx import addnodes
 from sphinx.application import Sphinx
 from sphinx.directives.code import LiteralIncludeReader
+from sphinx.util import logging
 from sphinx.util.docutils import SphinxRole
 from sphinx.util.i18n import get_image_filename_for_language
 
@@ -31,6 +32,7 @@ from ..student_package import build_wheel, wheel_name
 from ..toc import is_notebook
 
 EXERCISES = "exercises/"
+logger = logging.getLogger(__name__)
 # role -> (Sphinx domain, reference type); a {term} shows its own text
 _XREFS = {"doc": ("std", "doc"), "ref": ("std", "ref"), "numref": ("std", "numref"),
           "eq": ("math", "eq"), "cite:p": ("cite", "p"), "cite:t": ("cite", "t")}
@@ -80,8 +82,10 @@ class SphinxResolver:
                                      refexplicit=title is not None, refwarn=True)
         resolved = self.env.get_domain(domain).resolve_xref(
             self.env, self.docname, self.app.builder, kind, target, node, contnode)
-        if resolved is None:
-            raise LookupError(f"{self.docname}: {{{role}}}`{target}` does not resolve")
+        if resolved is None:     # as Sphinx does: a warning, and the role's own text
+            logger.warning(f"{{{role}}}`{target}` does not resolve in the notebook of the page",
+                           location=self.docname, type="chapter_downloads")
+            return shown
         return resolved.astext()
 
     def image(self, path: str) -> Path:

@@ -86,7 +86,8 @@ def switch_context(app: Sphinx, pagename: str, templatename: str, context: dict,
 
 
 class KeepOutputsShared(SphinxTransform):
-    """Take outputs' text and the front matter out of translation (figures' alt text stays).
+    """Take outputs' text and the front matter out of translation (figures' alt text and
+    captions stay: a cell's ``mystnb: figure: caption:`` puts the caption among its outputs).
 
     Runs before Sphinx's ``Locale`` transform (priority 20) and the gettext builder's
     extraction, so neither catalogues nor translated pages see these nodes.
@@ -100,7 +101,8 @@ class KeepOutputsShared(SphinxTransform):
                     if isinstance(child, nodes.field_list))]
         for root in shared:
             for element in root.findall(nodes.TextElement):
-                element["translatable"] = False
+                if not any(isinstance(n, nodes.caption) for n in (element, *ancestors(element))):
+                    element["translatable"] = False
 
 
 class FinishTranslation(SphinxTransform):

@@ -15,9 +15,12 @@ import jupytext
 import nbformat
 import pytest
 import yaml
+from bs4 import BeautifulSoup
+from PIL import Image
 
 from autograder.commands.release import assignment_secrets, find_leaks
 from autograder.course import Course
+from autograder.course.languages import language as words
 from book_build.student_package import pinned_requirements, version, wheel_name
 from tests.conftest import ASSIGNMENT, REPO, is_notebook, toc_pages, visible_text
 
@@ -293,3 +296,32 @@ def test_the_site_serves_the_course_package_the_chapters_import(site):
         # the page links the file its commands install
         assert f'href="../{name}"' in intro
         assert f"pip install {name}" in visible_text(intro)
+
+
+@pytest.mark.parametrize("language", ["en", "zh_CN"])
+def test_every_figure_is_numbered_captioned_described_and_opens_full_size(site, language):
+    """Each figure a chapter's code draws: a numbered caption the prose can refer to, alt
+    text that describes it (not the build's fallback), twice the pixels it is shown at,
+    and a link to its full-size file."""
+    root = site if language == "en" else site / "zh"
+    fallback = words(language).output_figure
+    numbers: list[str] = []
+    for page in _chapters():
+        html = BeautifulSoup((root / f"{page}.html").read_text(), "html.parser")
+        for image in html.select("div.cell_output img"):
+            where = f"{page}: {image.get('src')}"
+            figure = image.find_parent("figure")
+            assert figure is not None, f"{where} is not a figure"
+            number = figure.select_one("figcaption .caption-number")
+            assert number is not None and re.search(r"\d+\.\d+", number.get_text()), where
+            caption = figure.select_one("figcaption .caption-text").get_text().strip()
+            assert len(caption) >= 20, f"{where}: caption {caption!r}"
+            alt = image.get("alt", "")
+            assert not alt.startswith(fallback) and len(alt) >= 40, f"{where}: alt {alt!r}"
+            link = image.find_parent("a")
+            assert link is not None and link["href"] == image["src"], f"{where}: no link"
+            shown = int(re.search(r"width: (\d+)px", image["style"])[1])
+            with Image.open(root / page.rsplit("/", 1)[0] / image["src"]) as picture:
+                assert abs(picture.width - 2 * shown) <= 2, where
+            numbers.append(number.get_text())
+    assert len(numbers) >= 60 and len(set(numbers)) == len(numbers), numbers

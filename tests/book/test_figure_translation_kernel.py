@@ -138,10 +138,11 @@ def test_catalogues_hold_only_translated_entries(tmp_path):
     assert load_catalogues(tmp_path) == {"zh_CN": ZH}
 
 
-def test_in_a_kernel_the_english_png_is_unchanged_and_the_translation_is_in_its_metadata(
+def test_in_a_kernel_the_english_png_is_sharper_and_the_translation_is_in_its_metadata(
         tmp_path, monkeypatch):
     """A notebook executed as the book's build does (:mod:`book_build.execute`), and as a
-    student does, without the extension: the same English PNGs."""
+    student does, without the extensions: the same English figure, drawn at twice the
+    resolution and shown at the student's size, its translation drawn alike."""
     write_catalogue(tmp_path / "locales", "zh_CN", ZH)
     monkeypatch.setenv(LOCALES_VARIABLE, str(tmp_path / "locales"))
     from book_build.execute import KERNEL_ARGUMENTS
@@ -162,10 +163,19 @@ def test_in_a_kernel_the_english_png_is_unchanged_and_the_translation_is_in_its_
     built, plain = execute(KERNEL_ARGUMENTS), execute([])
     for built_cell, plain_cell in zip(built.cells, plain.cells, strict=True):
         [built_output], [plain_output] = built_cell.outputs, plain_cell.outputs
-        assert built_output.data["image/png"] == plain_output.data["image/png"]
         assert METADATA_KEY not in plain_output.metadata.get("image/png", {})
+        built, plain = (pixels(o.data["image/png"]) for o in (built_output, plain_output))
+        shown = built_output.metadata["image/png"]["width"]
+        assert abs(shown - plain.shape[1]) <= 1 and abs(built.shape[1] - 2 * shown) <= 1
+        assert abs(built.shape[0] - 2 * plain.shape[0]) <= 2
+        # the same picture: both seen from afar (an eighth of the student's size) agree
+        size = (plain.shape[1] // 8, plain.shape[0] // 8)
+        far = [np.asarray(Image.fromarray(a).convert("L").resize(size, Image.BOX), dtype=float)
+               for a in (built, plain)]
+        assert np.corrcoef(far[0].ravel(), far[1].ravel())[0, 1] > 0.9
         rendering = built_output.metadata["image/png"][METADATA_KEY]["zh_CN"]
         assert rendering["image/png"] != built_output.data["image/png"]
+        assert pixels(rendering["image/png"]).shape == built.shape
         assert untranslated(rendering) == []
 
 

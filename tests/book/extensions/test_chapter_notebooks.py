@@ -144,3 +144,35 @@ def test_syntax_without_a_plain_form_is_refused_with_its_line(tmp_path, body, na
         plain_notebook(chapter(tmp_path, "\n# Title\n\n" + body), Resolver(tmp_path),
                        where="book/page")
     assert "book/page, line " in str(error.value)
+
+
+FIGURE_CELL = """
+# A chapter
+
+```{code-cell} ipython3
+---
+tags: [hide-input]
+mystnb:
+  figure:
+    caption: >-
+      The weights of the keys,
+      as in {eq}`eq-score`.
+    name: fig-one
+  image:
+    alt: A heatmap.
+---
+plot()
+```
+
+{numref}`fig-one` shows them.
+"""
+
+
+def test_a_figure_drawn_by_code_is_followed_by_its_number_and_caption(tmp_path):
+    resolver = Resolver(tmp_path, translate=True)
+    notebook = plain_notebook(chapter(tmp_path, FIGURE_CELL), resolver, language="zh_CN")
+    sources = [cell.source for cell in notebook.cells]
+    assert sources[1:4] == ["plot()", "**Fig. 2.1** The weights of the 键, as in (2.1).",
+                            "Fig. 2.1 shows them."]
+    assert notebook.cells[1].metadata == {"tags": ["hide-input"]}
+    assert "The weights of the keys, as in {eq}`eq-score`." in resolver.translated

@@ -1,8 +1,8 @@
 """book_build.extensions.languages: one site in two languages, from the same sources.
 
 A switch and ``hreflang`` alternates on every page to the same page in the other language;
-outputs shared, not offered for translation (their figures' alt text is); and a translated
-build that stops, naming page and line, on any message without its translation.
+outputs shared, not offered for translation (their figures' alt text and captions are); and a
+translated build that stops, naming page and line, on any message without its translation.
 """
 
 from __future__ import annotations
@@ -90,11 +90,13 @@ def test_the_switch_leads_to_the_page_in_the_other_language(build):
     assert "中文" in page and "阅读本页的中文版" in page
 
 
-def test_outputs_are_shared_and_their_figures_alt_text_is_translated(build):
+def test_outputs_are_shared_and_their_figures_alt_text_and_caption_are_translated(build):
     outputs = [{"output_type": "stream", "name": "stdout", "text": "printed by the code"},
                png_output()]
     page = notebook("Scores", outputs, cell_metadata={
-        "mystnb": {"image": {"alt": "Heatmap of the weights"}}})
+        "mystnb": {"image": {"alt": "Heatmap of the weights"},
+                   "figure": {"caption": "The weights, *after* training.",
+                              "name": "fig-weights"}}})
     built = build({"index.ipynb": page}, ["myst_nb", EXTENSION], builder="gettext",
                   nb_execution_mode="off", gettext_compact=False,
                   nb_mime_priority_overrides=OUTPUT_IMAGES)
@@ -102,4 +104,6 @@ def test_outputs_are_shared_and_their_figures_alt_text_is_translated(build):
     template = (built.outdir / "index.pot").read_text()
     assert 'msgid "A sentence."' in template
     assert 'msgid "Heatmap of the weights"' in template
+    # a figure's caption (the cell's metadata puts it among the outputs) is offered too
+    assert 'msgid "The weights, *after* training."' in template
     assert "printed by the code" not in template
