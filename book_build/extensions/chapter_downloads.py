@@ -30,6 +30,7 @@ from autograder.course.catalogues import translated_entries
 from ..chapter_notebooks import plain_notebook
 from ..student_package import build_wheel, wheel_name
 from ..toc import is_notebook
+from .download_buttons import add_download
 
 EXERCISES = "exercises/"
 logger = logging.getLogger(__name__)
@@ -122,20 +123,9 @@ def write_downloads(app: Sphinx, exception: Exception | None) -> None:
 
 def header_buttons(app: Sphinx, pagename: str, templatename: str, context: dict,
                    doctree) -> None:
-    buttons = context.get("header_buttons")
-    if buttons is None or pagename not in app.env.found_docs \
-            or chapter_source(app, pagename) is None:
-        return
-    for group in buttons:
-        if group.get("label") == "download-buttons":
-            group["buttons"].insert(0, {
-                "type": "link",
-                "url": context["pathto"](f"{pagename}.ipynb", 1),
-                "text": ".ipynb",
-                "tooltip": "Download this chapter as a Jupyter notebook",
-                "icon": "fas fa-code",
-                "label": "download-notebook-button",
-            })
+    if pagename in app.env.found_docs and chapter_source(app, pagename) is not None:
+        add_download(context, pagename, ".ipynb", "Download this chapter as a Jupyter notebook",
+                     "fas fa-code", "download-notebook-button")
 
 
 class CoursePackage(SphinxRole):

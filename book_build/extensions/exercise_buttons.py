@@ -23,6 +23,8 @@ from sphinx.application import Sphinx
 
 from autograder.course.languages import ENGLISH, split_name, translated_name
 
+from .download_buttons import add_download
+
 EXERCISES = "exercises/"
 SKIPPED = {".ipynb_checkpoints", "__pycache__"}
 
@@ -37,21 +39,10 @@ def exercise_folder(pagename: str) -> str | None:
 
 def header_buttons(app: Sphinx, pagename: str, templatename: str, context: dict,
                    doctree) -> None:
-    buttons = context.get("header_buttons")
-    if buttons is None:
-        return
-    if exercise_folder(pagename) is None:
-        return
-    for group in buttons:
-        if group.get("label") == "download-buttons":
-            group["buttons"].insert(0, {
-                "type": "link",
-                "url": context["pathto"](f"{pagename}.zip", 1),
-                "text": ".zip",
-                "tooltip": "Download the exercise's folder (the notebook and its files)",
-                "icon": "fas fa-file-zipper",
-                "label": "download-folder-button",
-            })
+    if exercise_folder(pagename) is not None:
+        add_download(context, pagename, ".zip",
+                     "Download the exercise's folder (the notebook and its files)",
+                     "fas fa-file-zipper", "download-folder-button")
 
 
 def released_files(source: Path, language: str | None) -> dict[str, Path]:
