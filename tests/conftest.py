@@ -5,10 +5,12 @@ from __future__ import annotations
 import html
 import os
 import re
+import shlex
 import shutil
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import nbformat
@@ -162,29 +164,43 @@ def site() -> Path:
     cache (python -m book_build.execute), then jupyter-book (outputs cached between builds).
 
     The build must succeed without an unexplained warning; `nitpicky` in _config.yml makes a
-    cross-reference that does not resolve one.
+    cross-reference that does not resolve one. Each step's output and duration are kept in
+    ``_build/test-logs/`` (what a slow session rebuilt, and why).
     """
+    logs = BOOK_OUTPUT / "_build" / "test-logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    started = time.monotonic()
     executed = subprocess.run([sys.executable, "-m", "book_build.execute",
                                "--jobs", "2", "--output-root", str(BOOK_OUTPUT)],
                               capture_output=True, text=True, timeout=1800, check=False)
+    _keep_log(logs / "execute.log", executed, started)
     assert executed.returncode == 0, executed.stdout[-3000:] + executed.stderr[-3000:]
     jupyter_book = Path(sys.executable).parent / "jupyter-book"
     command = [str(jupyter_book), "build", str(REPO), "--builder", "html"]
     if BOOK_OUTPUT != REPO:
         command += ["--path-output", str(BOOK_OUTPUT)]
+    started = time.monotonic()
     result = subprocess.run(command, capture_output=True, text=True, timeout=1800, check=False)
+    _keep_log(logs / "html.log", result, started)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     assert_read_only_the_cache(result, "jupyter-book executed notebooks that "
                                "book_build.execute had cached (the cache did not recognise them)")
     # The Chinese site, from the same pages and the same cached outputs (make book's last step).
+    started = time.monotonic()
     translated = subprocess.run([sys.executable, "-m", "book_build.translate",
                                  "build", "--language", "zh_CN",
                                  "--output-root", str(BOOK_OUTPUT)],
                                 capture_output=True, text=True, timeout=1800, check=False)
+    _keep_log(logs / "zh_CN.log", translated, started)
     assert translated.returncode == 0, translated.stdout[-3000:] + translated.stderr[-3000:]
     assert_read_only_the_cache(translated, "the Chinese build executed notebooks (it must read "
                                "the English build's cache)")
     return BOOK_OUTPUT / "_build" / "html"
+
+
+def _keep_log(path: Path, step: subprocess.CompletedProcess, started: float) -> None:
+    path.write_text(f"{shlex.join(map(str, step.args))}\nexit {step.returncode} after "
+                    f"{time.monotonic() - started:.0f} s\n\n{step.stdout}\n{step.stderr}")
 
 
 def assert_read_only_the_cache(build: subprocess.CompletedProcess, executed: str) -> None:

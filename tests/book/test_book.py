@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import os
 import re
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -22,7 +23,14 @@ from autograder.commands.release import assignment_secrets, find_leaks
 from autograder.course import Course
 from autograder.course.languages import language as words
 from book_build.student_package import pinned_requirements, version, wheel_name
-from tests.conftest import ASSIGNMENT, REPO, is_notebook, toc_pages, visible_text
+from tests.conftest import (
+    ASSIGNMENT,
+    REPO,
+    assert_read_only_the_cache,
+    is_notebook,
+    toc_pages,
+    visible_text,
+)
 
 # One worker builds the book: two parallel builds would race on the same `_build/` cache.
 # (The `site` fixture, in conftest.py, builds it once for this file and test_browser.py.)
@@ -136,24 +144,31 @@ def test_solutions_are_in_the_built_pages_folded_away(site):
 
 
 @pytest.mark.full
-def test_once_a_service_is_set_every_executable_page_can_be_launched(tmp_path):
-    """The same book with a repository and Binder and JupyterHub URLs set in _config.yml
-    (built without executing: only its buttons matter): every notebook page offers both
-    launchers, an exercise opens its folder of the student release, and the introduction
-    tells students about the rocket."""
+def test_once_a_service_is_set_every_executable_page_can_be_launched(site, tmp_path):
+    """The same book with a repository and Binder and JupyterHub URLs set in _config.yml:
+    every notebook page offers both launchers, an exercise opens its folder of the student
+    release, and the introduction tells students about the rocket.
+
+    Built from the session's build (its read pages, its executed notebooks and the cache
+    they came from) into a new output folder: the changed configuration makes Sphinx write
+    every page again, and nothing is executed."""
     config = yaml.safe_load((REPO / "_config.yml").read_text())
     repository = "https://github.com/attention-course-tests/attention-in-nlp"
     config["repository"]["url"] = repository
     config["launch_buttons"].update(binderhub_url="https://mybinder.org",
                                     jupyterhub_url="https://hub.attention-course-tests.org")
-    config["execute"]["execute_notebooks"] = "off"
     (tmp_path / "_config.yml").write_text(yaml.safe_dump(config, sort_keys=False))
+    built = site.parent
+    for folder in (".doctrees", "jupyter_execute"):
+        shutil.copytree(built / folder, tmp_path / "_build" / folder, symlinks=True)
+    (tmp_path / "_build" / ".jupyter_cache").symlink_to(built / ".jupyter_cache")
     jupyter_book = Path(sys.executable).parent / "jupyter-book"
     result = subprocess.run([str(jupyter_book), "build", str(REPO), "--builder", "html",
                              "--config", str(tmp_path / "_config.yml"),
                              "--path-output", str(tmp_path)],
                             capture_output=True, text=True, timeout=1800, check=False)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert_read_only_the_cache(result, "the build with launch buttons executed notebooks")
     site = tmp_path / "_build" / "html"
     intro = visible_text((site / "book/intro.html").read_text())
     assert "rocket" in intro
