@@ -75,7 +75,8 @@ def draw_weighted_graph(
         ax: Axes to draw on (default: a new figure of 3.6 by 3.4 inches).
         fmt: Format specification of the weights, e.g. ``".2f"``.
         color: Colour of the edges.
-        fontsize: Font size of the node labels and weights (the title is 1 point larger).
+        fontsize: Font size of the node labels and the weights (the title is 1 point
+            larger).
 
     Returns:
         The axes drawn on.
@@ -100,7 +101,7 @@ def draw_weighted_graph(
                     linewidth=_line_width(w[v, u]), solid_capstyle="butt", zorder=1)
             at = pos[v] + _LABEL_AT * (pos[u] - pos[v])
             ax.text(*at, format(w[v, u], fmt), ha="center", va="center",
-                    fontsize=fontsize - 1, bbox=box, zorder=3)
+                    fontsize=fontsize, bbox=box, zorder=3)
         if w[v, v] != 0:
             angle = _loop_angle(v, links, pos)
             direction = np.array([math.cos(angle), math.sin(angle)])
@@ -108,7 +109,7 @@ def draw_weighted_graph(
             ax.add_patch(Circle(centre, _NODE_RADIUS, fill=False, edgecolor=color, alpha=0.8,
                                 linewidth=_line_width(w[v, v]), zorder=1))
             ax.text(*(pos[v] + 3.3 * _NODE_RADIUS * direction), format(w[v, v], fmt),
-                    ha="center", va="center", fontsize=fontsize - 1, bbox=box, zorder=3)
+                    ha="center", va="center", fontsize=fontsize, bbox=box, zorder=3)
 
     for v in range(n):
         ax.add_patch(Circle(pos[v], _NODE_RADIUS, facecolor="#dbe9f6", edgecolor="black",

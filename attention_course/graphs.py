@@ -353,7 +353,7 @@ def draw_edge_weights(
         weights = weights.detach().cpu().numpy()
     w = np.asarray(weights, dtype=float)  # (N, N)
     if ax is None:
-        _, ax = plt.subplots(figsize=(7, 5.5), layout="constrained")
+        _, ax = plt.subplots(figsize=(6.7, 5.5), layout="constrained")
     edges = [(j, i) for i, j in graph.to_directed().edges if i != j]  # j -> i
     values = np.array([w[i, j] for j, i in edges])  # (E,)
     if norm is None:
@@ -373,7 +373,7 @@ def draw_edge_weights(
     widths = [2.2 if v in set(highlight) else 0.6 for v in graph.nodes]
     nx.draw_networkx_nodes(graph, pos, ax=ax, node_color=node_colors,
                            node_size=node_size, edgecolors="black", linewidths=widths)
-    nx.draw_networkx_labels(graph, pos, ax=ax, font_size=7)
+    nx.draw_networkx_labels(graph, pos, ax=ax, font_size=9)
     if colorbar_label is not None:
         mappable = plt.cm.ScalarMappable(norm=norm, cmap=colormap)
         cbar = ax.figure.colorbar(mappable, ax=ax, shrink=0.7)

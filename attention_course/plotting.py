@@ -7,6 +7,7 @@ rows are queries, columns are keys, darker cells are larger weights.
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -86,9 +87,10 @@ def _flatten_titles(titles: Sequence[Any] | None, n_panels: int) -> list[str | N
     return [None if t is None else str(t) for t in flat]
 
 
-# Default layout, in inches: a book page is about 7.5 inches wide at 100 dpi, so grids are
-# shrunk (down to a smallest cell) to fit it and their text is not scaled down on the page.
-_PAGE_WIDTH = 7.5
+# Default layout, in inches: the book's column shows 6.7 inches of a figure drawn at 100 dpi
+# at its own size, so grids are shrunk (down to a smallest cell) to fit it and their text
+# is not scaled down on the page.
+_PAGE_WIDTH = 6.7
 _CELL, _MIN_CELL = 0.42, 0.25
 _PANEL_MARGIN_W, _PANEL_MARGIN_H, _COLORBAR_W = 0.7, 0.75, 0.9
 
@@ -154,7 +156,7 @@ def show_heatmaps(
         vmax: Value drawn with the darkest colour; default the largest value.
         colorbar: Add one colourbar shared by all panels.
         figsize: Figure size in inches; by default it grows with the matrices and, where
-            the cells can stay legible, fits a book page (7.5 inches).
+            the cells can stay legible, fits the book's column (6.7 inches).
         fontsize: Font size of tick labels, titles and annotations.
 
     Returns:
@@ -273,9 +275,9 @@ def _ticks(ax, m: np.ndarray, r: int, c: int, labels: _Labels, fontsize: float) 
     if own_x is not None:
         if len(own_x) != n_k:
             raise ValueError(f"panel {index} has {n_k} columns but {len(own_x)} xlabels")
-        rotate = max((len(str(s)) for s in own_x), default=0) > 3
-        ax.set_xticklabels(list(own_x), rotation=45 if rotate else 0,
-                           ha="right" if rotate else "center", rotation_mode="anchor",
+        angle = _label_angle(ax, own_x, fontsize)
+        ax.set_xticklabels(list(own_x), rotation=angle, ha="center" if angle == 0 else "right",
+                           va="center" if angle == 90 else "top", rotation_mode="anchor",
                            fontsize=fontsize)
     elif r != labels.nrows - 1:
         ax.tick_params(labelbottom=False)
@@ -288,10 +290,29 @@ def _ticks(ax, m: np.ndarray, r: int, c: int, labels: _Labels, fontsize: float) 
     ax.tick_params(labelsize=fontsize)
 
 
+def _text_ems(text: str) -> float:
+    """About how wide ``text`` is, in multiples of the font size: a Chinese character is
+    as wide as the font is high, a Latin letter or digit about 0.6 of that."""
+    return sum(1.0 if unicodedata.east_asian_width(ch) in "WF" else 0.6 for ch in text)
+
+
+def _label_angle(ax, labels: Sequence[Any], fontsize: float) -> int:
+    """How far to turn a panel's column labels so that neighbouring labels never overlap:
+    not at all when each fits the width of its column, 45 degrees when the columns leave
+    room for slanted lines of text, else upright (90 degrees). Widths are estimated
+    before the layout (:func:`_text_ems`)."""
+    panel_points = ax.get_position().width * ax.figure.get_figwidth() * 72
+    between = panel_points / max(len(labels), 1)    # points from one column to the next
+    widest = fontsize * max((_text_ems(str(s)) for s in labels), default=0)
+    if widest <= 0.85 * between:
+        return 0
+    return 45 if between >= 1.6 * fontsize else 90
+
+
 def _annotate(ax, m: np.ndarray, scale: _Scale, style: _Style) -> None:
     """Each cell's value, written in it (white on dark cells)."""
     for (i, j), value in np.ndenumerate(m):
         dark = np.isfinite(value) and (value - scale.vmin) / (scale.vmax - scale.vmin) > 0.6
         ax.text(j, i, "nan" if np.isnan(value) else format(value, style.fmt), ha="center",
                 va="center", color="white" if dark else "black",
-                fontsize=style.fontsize - 1)
+                fontsize=style.fontsize)

@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import nbformat
@@ -212,6 +213,22 @@ def assert_read_only_the_cache(build: subprocess.CompletedProcess, executed: str
     executed_by_the_build = [line for line in build.stdout.splitlines()
                              if "Executed notebook in" in line]
     assert not executed_by_the_build, f"{executed}:\n" + "\n".join(executed_by_the_build)
+
+
+def cached_figures() -> Iterator[tuple[str, nbformat.NotebookNode, nbformat.NotebookNode]]:
+    """(page, code cell, output) of every figure of the executed book, from the cache the
+    ``site`` fixture's build filled."""
+    from jupyter_cache import get_cache
+
+    from book_build.execute import book_pages, read_notebook
+
+    cache = get_cache(str(BOOK_OUTPUT / "_build" / ".jupyter_cache"))
+    for path in book_pages(REPO):
+        record = cache.match_cache_notebook(read_notebook(path))
+        for cell in cache.get_cache_bundle(record.pk).nb.cells:
+            for output in cell.get("outputs", []):
+                if "image/png" in output.get("data", {}):
+                    yield str(path.relative_to(REPO)), cell, output
 
 
 # Debian's Chromium, driven by Playwright from PyPI (Playwright's own browser download is not

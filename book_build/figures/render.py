@@ -24,6 +24,7 @@ from myst_nb.core.render import MimeData, NbElementRenderer
 
 from autograder.course.languages import ENGLISH
 
+from . import resolution
 from .translation import METADATA_KEY, untranslated
 
 __all__ = ["TranslatedFigures", "page_language"]
@@ -65,7 +66,14 @@ class TranslatedFigures:
                 f"figure of {where} has strings without a {language} translation: "
                 f"{missing} (locales/{language}/LC_MESSAGES/figures.po)",
                 subtype=WARNING_TYPE, line=data.line)
-        translated = dataclasses.replace(data, content=rendering["image/png"])
+        # shown at its own width (a translated text can make it narrower or wider)
+        shown = dict(data.output_metadata.get("image/png", {}))
+        if "width" in shown:
+            shown["width"] = round(resolution.png_width(rendering["image/png"])
+                                   / resolution.SCALE)
+        translated = dataclasses.replace(
+            data, content=rendering["image/png"],
+            output_metadata={**data.output_metadata, "image/png": shown})
         if inline:
             return renderer.render_image_inline(translated)
         return renderer.render_image(translated)

@@ -5,7 +5,8 @@ a 7.5-inch page-wide figure is 750 pixels, blurry on a high-density screen and u
 once enlarged. While the book's notebooks execute, this IPython extension (loaded with
 :mod:`book_build.figures.translation`, after it, by :mod:`book_build.execute`) makes every
 PNG :data:`SCALE` times as many pixels across, and writes in the output's metadata the
-``width`` it is shown at: the width it had before. MyST-NB gives the image that width, and
+``width`` it is shown at: the width it had before; and the smallest size at which its texts
+are shown (:mod:`book_build.figures.legibility`). MyST-NB gives the image that width, and
 Sphinx, seeing an image shown smaller than it is, links it to its full-size file: a reader
 opens any figure full size by clicking it. The translated renderings are drawn by the same
 call, at the same resolution.
@@ -20,6 +21,9 @@ import functools
 import struct
 from typing import Any
 
+from . import legibility
+from .translation import METADATA_KEY as TRANSLATIONS
+
 SCALE = 2
 """Pixels of the PNG per pixel of the figure on the page."""
 
@@ -33,8 +37,9 @@ def png_width(data: bytes | str) -> int:
 
 
 def is_current(metadata: dict) -> bool:
-    """Whether an output's ``image/png`` metadata says it was drawn by this extension."""
-    return isinstance(metadata.get("width"), int)
+    """Whether an output's ``image/png`` metadata says it was drawn by this extension, with
+    the size of its smallest text measured."""
+    return isinstance(metadata.get("width"), int) and legibility.METADATA_KEY in metadata
 
 
 def load_ipython_extension(ipython: Any) -> None:
@@ -52,11 +57,19 @@ def load_ipython_extension(ipython: Any) -> None:
         if fmt != "png":
             return inner(fig, fmt, *args, **kwargs)
         kwargs.setdefault("dpi", fig.dpi * SCALE)
-        result = inner(fig, fmt, *args, **kwargs)
+        with legibility.drawn_text_sizes() as sizes:
+            result = inner(fig, fmt, *args, **kwargs)
         data, metadata = result if isinstance(result, tuple) else (result, {})
         if data is None:
             return result
-        return data, {**metadata, "width": round(png_width(data) / SCALE)}
+        width = round(png_width(data) / SCALE)
+        # the widest rendering (a translated text can widen the figure) is scaled down most
+        widest = max([width] + [round(png_width(rendering["image/png"]) / SCALE)
+                                for rendering in metadata.get(TRANSLATIONS, {}).values()])
+        smallest = min((legibility.shown_points(size, fig.dpi, widest) for size in sizes),
+                       default=None)
+        return data, {**metadata, "width": width,
+                      legibility.METADATA_KEY: None if smallest is None else round(smallest, 2)}
 
     print_figure.draws_sharp = True  # type: ignore[attr-defined]
     pylabtools.print_figure = print_figure

@@ -22,11 +22,13 @@ from PIL import Image
 from autograder.commands.release import assignment_secrets, find_leaks
 from autograder.course import Course
 from autograder.course.languages import language as words
+from book_build.figures import legibility
 from book_build.student_package import pinned_requirements, version, wheel_name
 from tests.conftest import (
     ASSIGNMENT,
     REPO,
     assert_read_only_the_cache,
+    cached_figures,
     is_notebook,
     toc_pages,
     visible_text,
@@ -311,6 +313,23 @@ def test_the_site_serves_the_course_package_the_chapters_import(site):
         # the page links the file its commands install
         assert f'href="../{name}"' in intro
         assert f"pip install {name}" in visible_text(intro)
+
+
+def test_every_figure_s_smallest_text_is_legible_in_the_column(site):
+    """Each figure a chapter's code draws, in every language it is drawn in: no text
+    Matplotlib drew in it (titles, labels, ticks, legends, numbers in cells) is shown
+    smaller than 9 CSS points in the article's column at a desktop width (measured as
+    each figure is drawn: book_build.figures.legibility)."""
+    assert legibility.SMALLEST_POINTS >= 9
+    measured, small = 0, []
+    for page, cell, output in cached_figures():
+        name = cell.metadata.get("mystnb", {}).get("figure", {}).get("name", "")
+        smallest = output.metadata["image/png"][legibility.METADATA_KEY]
+        measured += smallest is not None
+        if smallest is not None and smallest < legibility.SMALLEST_POINTS:
+            small.append(f"{page} {name}: {smallest} pt")
+    assert measured >= 60, measured
+    assert not small, "\n".join(small)
 
 
 @pytest.mark.parametrize("language", ["en", "zh_CN"])

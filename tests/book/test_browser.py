@@ -23,6 +23,7 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
+from book_build.figures import legibility
 from tests.conftest import REPO, SCREENSHOTS, toc_pages, visible_text
 
 # With tests/book/test_book.py: one worker builds the site once (the `site` fixture).
@@ -421,17 +422,37 @@ PHONE = {"width": 390, "height": 844}
 
 
 def test_nothing_is_wider_than_its_column_on_a_desktop_or_a_phone(served, context):
-    """Every page in both languages, at 1280 px and at a phone's 390 px."""
-    too_wide = {}
+    """Every page in both languages, at 1280 px and at a phone's 390 px.
+
+    At 1280 px, every figure a page's code drew has at least the room
+    book_build.figures.legibility measures its texts in (COLUMN_PIXELS), and is shown at
+    its own width, or at the room's where it is wider."""
+    too_wide, cramped = {}, []
     for page_name in PAGES_IN_BOTH_LANGUAGES:
         page, _ = open_page(context, served + page_name + ".html")
         for viewport in (VIEWPORT, PHONE):
             page.set_viewport_size(viewport)
             for found in page.evaluate(WIDER_THAN_THEIR_COLUMN):
                 too_wide.setdefault(f"{page_name} at {viewport['width']} px", []).append(found)
+            if viewport == VIEWPORT:
+                cramped += [f"{page_name}: {figure}" for figure in page.evaluate(OUTPUT_FIGURES)
+                            if figure["column"] < legibility.COLUMN_PIXELS
+                            or abs(figure["shown"] - min(figure["own"], figure["column"])) > 1]
         page.close()
     assert not too_wide, "\n".join(f"{where}: {len(found)}, e.g. {found[:3]}"
                                     for where, found in too_wide.items())
+    assert not cramped, "\n".join(cramped)
+
+
+# For each figure a page's code drew: the widest its image can be (the content box of its
+# <figure>), the width the build gives it, and the width it is shown at.
+OUTPUT_FIGURES = """() => [...document.querySelectorAll('div.cell_output figure img')].map(img => {
+  const box = img.closest('figure'), style = getComputedStyle(box);
+  return {src: img.getAttribute('src'), own: parseFloat(img.style.width),
+          shown: img.getBoundingClientRect().width,
+          column: box.clientWidth - parseFloat(style.paddingLeft)
+                  - parseFloat(style.paddingRight)};
+})"""
 
 
 TQDM_BAR = re.compile(r"\d+%\|[^|\n]*\||\d+(?:\.\d+)?(?:it|s)/s\]")

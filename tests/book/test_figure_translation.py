@@ -15,12 +15,10 @@ import re
 from pathlib import Path
 
 import pytest
-from jupyter_cache import get_cache
 
 from book_build import figure_strings
-from book_build.execute import book_pages, read_notebook
 from book_build.figures.translation import METADATA_KEY, untranslated
-from tests.conftest import BOOK_OUTPUT, REPO
+from tests.conftest import BOOK_OUTPUT, cached_figures
 
 pytestmark = pytest.mark.xdist_group("book")
 
@@ -76,17 +74,6 @@ def test_chinese_figures_replace_english_ones(site, zh_site):
         assert (zh / "book/traditional" / src).resolve().is_file(), src
 
 
-def cached_figures():
-    """(page, output) of every figure of the executed book."""
-    cache = get_cache(str(BOOK_OUTPUT / "_build" / ".jupyter_cache"))
-    for path in book_pages(REPO):
-        record = cache.match_cache_notebook(read_notebook(path))
-        for cell in cache.get_cache_bundle(record.pk).nb.cells:
-            for output in cell.get("outputs", []):
-                if "image/png" in output.get("data", {}):
-                    yield str(path.relative_to(REPO)), output
-
-
 def digest(data: str) -> str:
     return hashlib.sha256(base64.b64decode(data)).hexdigest()
 
@@ -98,7 +85,7 @@ def test_the_english_site_shows_the_english_pngs_and_the_chinese_one_the_chinese
     Chinese renderings."""
     zh = zh_site
     figures: dict[str, list] = {}
-    for page, output in cached_figures():
+    for page, _, output in cached_figures():
         figures.setdefault(page, []).append(output)
     assert sum(map(len, figures.values())) >= 40
     for page, outputs in figures.items():
