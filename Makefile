@@ -42,13 +42,26 @@ sandbox-tools:
 # The browser tests (tests/book/test_browser.py, tests/book/test_exercises_in_jupyterlab.py) drive Debian's Chromium
 # with Playwright from PyPI (no browser download); a CJK font renders the glossary's Chinese.
 CHROMIUM ?= /usr/bin/chromium
-browser-tools:
+# axe-core (npm): the accessibility rules of tests/book/test_accessibility.py
+AXE_VERSION := 4.14.1
+AXE := .tools/node_modules/axe-core/axe.min.js
+browser-tools: $(AXE)
 	@test -x $(CHROMIUM) && fc-list :lang=zh 2>/dev/null | grep -q . || { \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 	    apt-get -o DPkg::Lock::Timeout=600 update -qq && \
 	    apt-get -o DPkg::Lock::Timeout=600 install -y -qq chromium fonts-wqy-microhei >/dev/null; \
 	  elif ! test -x $(CHROMIUM); then \
 	    echo "The browser tests need Chromium: sudo apt-get install chromium fonts-wqy-microhei"; exit 1; fi; }
+
+# axe-core, the accessibility rules tests/book/test_accessibility.py runs in Chromium (npm).
+$(AXE):
+	@command -v npm >/dev/null || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    apt-get -o DPkg::Lock::Timeout=600 update -qq && \
+	    apt-get -o DPkg::Lock::Timeout=600 install -y -qq npm >/dev/null; \
+	  else echo "The accessibility test needs npm: sudo apt-get install npm"; exit 1; fi; }
+	npm install --silent --no-audit --no-fund --prefix .tools axe-core@$(AXE_VERSION)
+	@test -f $(AXE)
 
 # tests/grader/batch/test_resumable_cluster_postgres.py starts a PostgreSQL server of its own for the gradebook.
 postgres-tools:
@@ -101,7 +114,7 @@ test: lint sandbox-tools browser-tools postgres-tools
 
 # Every catalogued and independent implementation of every assignment through the real
 # pipeline (tests marked `full`); `make test` covers them with dry runs and a sample.
-test-full: $(STAMP) sandbox-tools
+test-full: $(STAMP) sandbox-tools browser-tools
 	$(BIN)/python -m pytest -n $(JOBS) --dist loadgroup -m full --durations=10
 
 # The whole hostile-content corpus (161 kinds) against plain nbgrader, surface by surface:

@@ -12,13 +12,58 @@ It also gives a page whose title is the site's own (the front page) that title o
 browser's tab: Sphinx would write ``Attention in NLP — Attention in NLP``; and every page one
 search box: the sidebar's (on a phone, the article header's button). pydata-sphinx-theme's
 default ``navbar_persistent`` adds a second one in a header bar of its own above each page.
+
+And it gives every control a name that assistive technologies can announce, and one that
+contains the words the control shows (WCAG 2.0/2.1 A and AA, as axe-core checks them):
+
+* each toggle of the sidebar's table of contents (pydata-sphinx-theme's ``<summary>``,
+  an icon only) is named after the chapter it opens: "Pages in “1. Attention is …”";
+* a folded code cell's toggle (myst-nb's ``<summary aria-label="Toggle hidden content">``)
+  is named by the words it shows, "Show code cell source", instead of that label;
+* the search button (``templates/search-button-field.html``) and the colour-mode button
+  (``templates/theme-switcher.html``) are named by what they show, in the page's language;
+* the references' list (docutils' ``<div role="list">`` of ``role="doc-biblioentry"``,
+  a role DPUB-ARIA 1.1 deprecates) is a list of ``role="listitem"``.
 """
 
 from __future__ import annotations
 
+import functools
+
 from markupsafe import Markup
 from sphinx.application import Sphinx
 from sphinx.config import Config
+
+from .languages import TEMPLATES
+
+# The words these fixes add to the theme's markup, in each language of the site
+# (autograder.course.languages.LANGUAGES); a language missing here gets the English ones.
+UI_TEXT = {
+    "en": {
+        "color_mode": "Color mode",
+        "color_mode_light": "Color mode: light",
+        "color_mode_dark": "Color mode: dark",
+        "color_mode_auto": "Color mode: system settings",
+        "pages_in": "Pages in “{title}”",
+    },
+    "zh_CN": {
+        "color_mode": "颜色模式",
+        "color_mode_light": "颜色模式：亮色",
+        "color_mode_dark": "颜色模式：暗色",
+        "color_mode_auto": "颜色模式：跟随系统",
+        "pages_in": "“{title}”中的页面",
+    },
+}
+
+# Markup of the page's body that names a control wrongly or uses a deprecated role, and its
+# repair: (what the writer wrote, what the page gets).
+BODY_FIXES = (
+    # myst-nb (sphinx_.py, visit_HideCellInput): the label hid the words the toggle shows.
+    ('<summary aria-label="Toggle hidden content">', "<summary>"),
+    # docutils' HTML5 writer (visit_citation): doc-biblioentry is deprecated, and a list's
+    # items must be listitems.
+    ('role="doc-biblioentry"', 'role="listitem"'),
+)
 
 
 def striptags(html: str) -> str:
@@ -61,8 +106,56 @@ def one_search_box(app: Sphinx, config: Config) -> None:
     config.html_theme_options = options
 
 
+def ui_text(config: Config) -> dict:
+    return UI_TEXT.get(config.language or "en", UI_TEXT["en"])
+
+
+def course_templates(app: Sphinx, config: Config) -> None:
+    """The course's templates come before the theme's (``templates/``), and find their
+    words in ``course_ui`` (in every page's context from the start: pydata-sphinx-theme
+    renders the header's templates in its own ``html-page-context`` handler)."""
+    if str(TEMPLATES) not in map(str, config.templates_path):
+        config.templates_path = [*config.templates_path, str(TEMPLATES)]
+    config.html_context = {**(config.html_context or {}), "course_ui": ui_text(config)}
+
+
+def name_the_toggles(generate, pages_in: str):
+    """pydata-sphinx-theme's ``generate_toctree_html``, its ``<summary>`` toggles named
+    after the chapter each opens (the theme gives them a chevron icon and no text)."""
+
+    @functools.wraps(generate)
+    def generate_named(*args, **kwargs):
+        toctree = generate(*args, **kwargs)
+        if hasattr(toctree, "select"):  # a BeautifulSoup (cached: named once)
+            for summary in toctree.select("li.has-children > details > summary"):
+                if summary.get("aria-label") or summary.get_text(strip=True):
+                    continue
+                link = summary.find_parent("li").find("a", recursive=False)
+                if link is not None:
+                    summary["aria-label"] = pages_in.format(title=link.get_text(" ", strip=True))
+        return toctree
+
+    return generate_named
+
+
+def accessible_names(app: Sphinx, pagename: str, templatename: str, context: dict,
+                     doctree) -> None:
+    body = context.get("body")
+    if body:
+        for wrong, right in BODY_FIXES:
+            body = body.replace(wrong, right)
+        context["body"] = body
+    generate = context.get("generate_toctree_html")
+    if generate is not None:
+        context["generate_toctree_html"] = name_the_toggles(generate,
+                                                           ui_text(app.config)["pages_in"])
+
+
 def setup(app: Sphinx) -> dict:
     app.connect("config-inited", one_search_box)
+    app.connect("config-inited", course_templates)
+    # After pydata-sphinx-theme's add_toctree_functions (priority 500).
+    app.connect("html-page-context", accessible_names, priority=900)
     app.connect("html-page-context", drop_duplicate_scripts, priority=900)
     app.connect("html-page-context", one_title_on_the_front_page)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
