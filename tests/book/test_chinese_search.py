@@ -94,10 +94,11 @@ def test_searching_a_term_lists_the_pages_that_use_it(served, context, page_text
     holding = {page for page, text in page_texts.items() if term in text}
     assert len(holding) >= 3, (term, holding)
     page, problems = open_page(context, f"{served}{CHINESE}/search.html?q={quote(term)}")
-    # searchtools.js lists the results one by one, then stops its progress pulse
-    page.wait_for_function("() => typeof Search !== 'undefined' && Search._pulse_status === -1"
-                           " && document.querySelectorAll('#search-results ul.search li')"
-                           ".length > 0")
+    # searchtools.js lists the results one by one, then writes its summary ("found N
+    # pages"), which is empty until then. (Not its progress pulse: a pulse already
+    # scheduled when the search stops starts it again, sphinx 7.4's searchtools.js.)
+    page.wait_for_function("() => typeof Search !== 'undefined' && Search.status"
+                           " && Search.status.innerText.trim() !== ''")
     links = page.eval_on_selector_all("#search-results ul.search li a",
                                       "links => links.map(a => a.href)")
     page.close()
