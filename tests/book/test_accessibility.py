@@ -53,12 +53,18 @@ RUN_AXE = """async ([tags, rules]) => {
     nodes: v.nodes.map(n => n.target.join(' ') + ': ' + n.html.slice(0, 160))}));
 }"""
 
-# The theme's colour-mode button sets these attributes (pydata-sphinx-theme's setTheme);
-# then the colours' CSS transitions (Bootstrap's buttons: 0.15 s) run to their end.
+# The theme's colour-mode button sets these attributes (pydata-sphinx-theme's setTheme).
+# The colours' CSS transitions (Bootstrap's buttons: 0.15 s) are switched off first, so
+# that every colour is its dark one at once: on a loaded machine a fixed wait for them to
+# end was not always long enough (axe measured a button's colour half-way).
 DARK = """() => {
+  const still = document.createElement('style');
+  still.textContent = '*, *::before, *::after { transition: none !important; ' +
+                      'animation: none !important; }';
+  document.head.appendChild(still);
   document.documentElement.dataset.mode = 'dark';
   document.documentElement.dataset.theme = 'dark';
-  return new Promise(r => setTimeout(r, 600));
+  return new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
 }"""
 
 
