@@ -69,8 +69,7 @@ class TranslatedFigures:
         # shown at its own width (a translated text can make it narrower or wider)
         shown = dict(data.output_metadata.get("image/png", {}))
         if "width" in shown:
-            shown["width"] = round(resolution.png_width(rendering["image/png"])
-                                   / resolution.SCALE)
+            shown["width"] = resolution.shown_width(rendering["image/png"])
         translated = dataclasses.replace(
             data, content=rendering["image/png"],
             output_metadata={**data.output_metadata, "image/png": shown})

@@ -36,6 +36,11 @@ def png_width(data: bytes | str) -> int:
     return struct.unpack(">I", raw[16:20])[0]
 
 
+def shown_width(data: bytes | str) -> int:
+    """The width in pixels a PNG drawn by this extension is shown at on the page."""
+    return round(png_width(data) / SCALE)
+
+
 def is_current(metadata: dict) -> bool:
     """Whether an output's ``image/png`` metadata says it was drawn by this extension, with
     the size of its smallest text measured."""
@@ -62,9 +67,9 @@ def load_ipython_extension(ipython: Any) -> None:
         data, metadata = result if isinstance(result, tuple) else (result, {})
         if data is None:
             return result
-        width = round(png_width(data) / SCALE)
+        width = shown_width(data)
         # the widest rendering (a translated text can widen the figure) is scaled down most
-        widest = max([width] + [round(png_width(rendering["image/png"]) / SCALE)
+        widest = max([width] + [shown_width(rendering["image/png"])
                                 for rendering in metadata.get(TRANSLATIONS, {}).values()])
         smallest = min((legibility.shown_points(size, fig.dpi, widest) for size in sizes),
                        default=None)
