@@ -7,6 +7,11 @@ Pointing at a query token keeps its lines only and shows, beside every key, the 
 gives that key (a bar and the number); pointing at a key token shows the weights it
 receives from every query. Menus choose the example, the layer and the head.
 
+Without a mouse, two menus below the chart (one of the query tokens, one of the key tokens)
+choose a token with the keyboard: the chart shows its weights as if pointed at, a polite
+live region says the largest three, and a table, behind a disclosure, lists them all for a
+screen reader. Their words (``KEYBOARD_WORDS``) are translated with the view's others.
+
 Nothing is loaded from the internet. The chart's data (weights rounded to ``decimals``
 places) is in the output itself, and the JavaScript that draws it (Vega, Vega-Lite and
 vega-embed, which the package ``vl-convert-python`` ships as one bundle) is either inlined
@@ -98,8 +103,10 @@ class AttentionView:
         inline: Whether the HTML carries the JavaScript bundle itself.
     """
 
-    def __init__(self, spec: dict, weights: list[np.ndarray], inline: bool) -> None:
+    def __init__(self, spec: dict, weights: list[np.ndarray], inline: bool,
+                 words: dict[str, str] | None = None) -> None:
         self.spec, self.weights, self.inline = spec, weights, inline
+        self.words = dict(KEYBOARD_WORDS) if words is None else words
         text = json.dumps(spec, sort_keys=True, separators=(",", ":"))
         self.element_id = "attention-view-" + hashlib.sha1(text.encode()).hexdigest()[:12]
         self._spec_json = text
@@ -120,12 +127,14 @@ class AttentionView:
         that draws it (and, if ``inline``, the Vega bundle itself)."""
         spec = self._spec_json.replace("</", "<\\/")   # cannot close the script element
         bundle = f"<script>{javascript_bundle()}</script>\n" if self.inline else ""
+        words = json.dumps(self.words, sort_keys=True).replace("</", "<\\/")
         return (
             f'<div class="attention-view" id="{self.element_id}" {MARKER}>\n'
             f"<style>{_STYLE}</style>\n"
             f'<div class="attention-view-chart"></div>\n'
             f"<noscript><p>{_NOSCRIPT}</p></noscript>\n"
             f'<script type="application/json" class="attention-view-spec">{spec}</script>\n'
+            f'<script type="application/json" class="attention-view-words">{words}</script>\n'
             f"{bundle}<script>{_BOOTSTRAP % json.dumps(self.element_id)}</script>\n"
             f"</div>")
 
@@ -133,6 +142,20 @@ class AttentionView:
 _NOSCRIPT = "The interactive attention view needs JavaScript; the figures show the same weights."
 _SPEC_ELEMENT = re.compile(
     r'(<script type="application/json" class="attention-view-spec">)(.*?)(</script>)', re.S)
+_WORDS_ELEMENT = re.compile(
+    r'(<script type="application/json" class="attention-view-words">)(.*?)(</script>)', re.S)
+# The words of the keyboard's menus below the chart and of the weights they show as text:
+# ``{token}`` is a token, ``{tokens}`` the heading of a column (``queries`` and ``keys``,
+# the view's own headings, are added per view), ``{weights}`` the largest three.
+KEYBOARD_WORDS = {
+    "choose": "Weights of one of the {tokens}:",
+    "none": "none",
+    "gives": "{token} gives the {tokens} these weights",
+    "receives": "{token} receives these weights from the {tokens}",
+    "largest": "(largest: {weights})",
+    "table": "All the weights of {token} as a table",
+    "weight": "weight",
+}
 
 
 def translate_view(html: str, translate: Callable[[str], str | None]
@@ -179,6 +202,13 @@ def translate_view(html: str, translate: Callable[[str], str | None]
         spec["title"] = put("title", title)
     text = json.dumps(spec, sort_keys=True, separators=(",", ":")).replace("</", "<\\/")
     html = html[:found.start(2)] + text + html[found.end(2):]
+    found = _WORDS_ELEMENT.search(html)
+    if found is not None:
+        words = json.loads(found.group(2).replace("<\\/", "</"))
+        words = {key: put("heading" if key in ("queries", "keys") else "keyboard", text)
+                 for key, text in sorted(words.items())}
+        text = json.dumps(words, sort_keys=True).replace("</", "<\\/")
+        html = html[:found.start(2)] + text + html[found.end(2):]
     html = html.replace(f"<noscript><p>{_NOSCRIPT}</p>",
                         f"<noscript><p>{put('text', _NOSCRIPT)}</p>")
     return html, record
@@ -201,6 +231,15 @@ _STYLE = (
     "min-width:0;flex:0 1 auto;text-overflow:ellipsis;"
     "border:1px solid currentColor;border-radius:3px;padding:0 0.2em}"
     ".attention-view select option{color:#1f2328;background:#fff}"
+    ".attention-view-keyboard{display:flex;flex-wrap:wrap;gap:0.4em 1.4em;font-size:0.9em;"
+    "margin-top:0.3em}"
+    ".attention-view-keyboard label{display:flex;align-items:center;gap:0.3em;max-width:100%}"
+    ".attention-view-said{font-size:0.9em;margin:0.3em 0}"
+    ".attention-view-said:empty{display:none}"
+    ".attention-view-table{font-size:0.9em}"
+    ".attention-view-table table{margin:0.3em 0;min-width:min(24em,100%)}"
+    ".attention-view-table caption{text-align:start;caption-side:top}"
+    ".attention-view-table td,.attention-view-table th{padding:0 0.8em 0 0}"
     "@media print{.attention-view{display:none}}"
 )
 
@@ -248,11 +287,112 @@ _BOOTSTRAP = r"""(function () {
           result.view.signal("dark", isDark()).runAsync();
       }).observe(document.documentElement, {attributes: true,
                                              attributeFilter: ["data-theme"]});
+      keyboard(element, result.view, spec);
       element.dataset.state = "ready";
     }).catch(function (error) {
       element.dataset.state = "error";
       console.error("attention view:", error);
     });
+  }
+  // Below the chart, a menu of the query tokens and one of the key tokens: choosing a token
+  // with the keyboard shows its weights in the chart (the signals kq and kk), says them in a
+  // polite live region and lists them all in a table.
+  function keyboard(element, view, spec) {
+    var words = JSON.parse(element.querySelector(".attention-view-words").textContent);
+    var scale = Math.pow(10, spec.usermeta.decimals), data = spec.datasets;
+    var panel = document.createElement("div"), said = document.createElement("p");
+    var details = document.createElement("details"), summary = document.createElement("summary");
+    panel.className = "attention-view-keyboard";
+    said.className = "attention-view-said";
+    said.setAttribute("aria-live", "polite");
+    details.className = "attention-view-table";
+    details.hidden = true;
+    details.append(summary, document.createElement("table"));
+    function put(template, token, tokens) {
+      return template.split("{token}").join(token).split("{tokens}").join(tokens);
+    }
+    function tokens(side) {
+      var example = view.signal("example");
+      return data[side].filter(function (t) { return t.e === example; })
+                       .map(function (t) { return t.t; });
+    }
+    function menu(side, signal) {
+      var label = document.createElement("label"), select = document.createElement("select");
+      label.append(put(words.choose, "", words[side]) + " ", select);
+      select.addEventListener("change", function () { choose(side, +select.value); });
+      panel.append(label);
+      return {side: side, signal: signal, select: select};
+    }
+    var menus = [menu("queries", "kq"), menu("keys", "kk")];
+    function fill() {
+      menus.forEach(function (m) {
+        m.select.replaceChildren(new Option(words.none, "-1"));
+        tokens(m.side).forEach(function (token, i) {
+          m.select.append(new Option((i + 1) + " · " + token, String(i)));
+        });
+      });
+      choose(null, -1);
+    }
+    function choose(side, index) {
+      menus.forEach(function (m) {
+        var value = m.side === side ? index : -1;
+        m.select.value = String(value);
+        view.signal(m.signal, value);
+      });
+      view.runAsync();
+      tell(side, index);
+    }
+    function tell(side, index) {
+      if (side === null || index < 0) {
+        said.textContent = "";
+        details.hidden = true;
+        return;
+      }
+      var e = view.signal("example"), l = view.signal("layer"), h = view.signal("head");
+      var map = data.maps.filter(function (m) {
+        return m.e === e && m.l === l && m.h === h; })[0];
+      var queries = tokens("queries"), keys = tokens("keys"), S = map.S;
+      var other = side === "queries" ? keys : queries;
+      var weights = other.map(function (_, j) {
+        return (side === "queries" ? map.w[index * S + j] : map.w[j * S + index]) / scale;
+      });
+      var token = (side === "queries" ? queries : keys)[index];
+      var caption = put(side === "queries" ? words.gives : words.receives, "“" + token + "”",
+                        words[side === "queries" ? "keys" : "queries"]);
+      var order = weights.map(function (_, j) { return j; })
+                         .sort(function (a, b) { return weights[b] - weights[a]; });
+      said.textContent = caption + " " + words.largest.split("{weights}").join(
+        order.slice(0, 3).map(function (j) {
+          return other[j] + " " + weights[j].toFixed(spec.usermeta.decimals); }).join(", "));
+      summary.textContent = put(words.table, "“" + token + "”", "");
+      var table = document.createElement("table"), head = table.createTHead().insertRow();
+      table.createCaption().textContent = caption;
+      ["#", words[side === "queries" ? "keys" : "queries"], words.weight].forEach(
+        function (text) {
+          var th = document.createElement("th");
+          th.scope = "col";
+          th.textContent = text;
+          head.append(th);
+        });
+      var body = table.createTBody();
+      other.forEach(function (word, j) {
+        var row = body.insertRow();
+        row.insertCell().textContent = String(j + 1);
+        row.insertCell().textContent = word;
+        row.insertCell().textContent = weights[j].toFixed(spec.usermeta.decimals);
+      });
+      details.querySelector("table").replaceWith(table);
+      details.hidden = false;
+    }
+    element.querySelector(".attention-view-chart").after(panel, said, details);
+    view.addSignalListener("example", fill);
+    ["layer", "head"].forEach(function (name) {
+      view.addSignalListener(name, function () {
+        var chosen = menus.filter(function (m) { return m.select.value !== "-1"; })[0];
+        if (chosen) tell(chosen.side, +chosen.select.value);
+      });
+    });
+    fill();
   }
   if (window.vegaEmbed || document.readyState !== "loading") draw();
   else document.addEventListener("DOMContentLoaded", draw);
@@ -341,7 +481,15 @@ def attention_view(
         inline = not in_book_build()
     spec = _spec(sources, targets, arrays, list(map(str, names)), source_title,
                  target_title, title, decimals)
-    return AttentionView(spec, arrays, inline)
+    words = {**KEYBOARD_WORDS, "queries": target_title, "keys": source_title}
+    return AttentionView(spec, arrays, inline, words)
+
+
+def _pointed_or_chosen(selection: str, field: str, chosen: str) -> dict:
+    """A Vega-Lite condition: true for the token under the pointer (the point ``selection``
+    on ``field``) and for the token chosen with the keyboard (the signal ``chosen``)."""
+    return {"test": {"or": [{"param": selection, "empty": False},
+                            f"datum.{field} == {chosen}"]}}
 
 
 def _spec(sources: list[list[str]], targets: list[list[str]], arrays: list[np.ndarray],
@@ -377,6 +525,8 @@ def _spec(sources: list[list[str]], targets: list[list[str]], arrays: list[np.nd
                              empty=False, nearest=False)
     hk = alt.selection_point(name="hk", fields=["k"], on="pointerover", clear="pointerout",
                              empty=False, nearest=False)
+    # The token chosen with the keyboard (the menus below the chart): -1 while none is.
+    chosen_q, chosen_k = alt.param(name="kq", value=-1), alt.param(name="kk", value=-1)
 
     weights = (
         alt.Chart(alt.NamedData(name="maps"))
@@ -391,7 +541,9 @@ def _spec(sources: list[list[str]], targets: list[list[str]], arrays: list[np.nd
     rows = alt.Scale(type="band", paddingInner=0.1)
     y_q, y_k = alt.Y("q:O", axis=None, scale=rows), alt.Y("k:O", axis=None, scale=rows)
     text, accent = _dark(*_TEXT), _dark(*_ACCENT)
-    pointing = hq | hk
+    given_by = _pointed_or_chosen("hq", "q", "kq")
+    received_by = _pointed_or_chosen("hk", "k", "kk")
+    pointing = {"test": {"or": [given_by["test"], received_by["test"]]}}
     # A line's opacity grows with the square root of its weight: a weight of 0.1 still shows.
     opacity = alt.Scale(type="sqrt", domain=[0, 1], range=[0, 1])
 
@@ -406,7 +558,7 @@ def _spec(sources: list[list[str]], targets: list[list[str]], arrays: list[np.nd
     faint = weights.mark_rule(stroke=accent, strokeWidth=1).encode(
         x=alt.value(_X_LINES[0]), x2=alt.value(_X_LINES[1]), y=y_q, y2=alt.Y2("k:O"),
         strokeOpacity=alt.condition(
-            "isValid(hq.q) || isValid(hk.k)", alt.value(0),
+            "isValid(hq.q) || isValid(hk.k) || kq >= 0 || kk >= 0", alt.value(0),
             alt.StrokeOpacity("weight:Q", legend=None, scale=alt.Scale(
                 type="sqrt", domain=[0, 1], range=[0, 0.5]))),
     )
@@ -417,26 +569,27 @@ def _spec(sources: list[list[str]], targets: list[list[str]], arrays: list[np.nd
         x1=f"{_X_TOKEN_K - 3}", x2=f"{_X_TOKEN_K - 3} + datum.weight * {span}",
     ).mark_bar(fill=accent, fillOpacity=0.28).encode(
         x=alt.X("x1:Q", scale=None), x2="x2:Q", y=y_k,
-        opacity=alt.condition(hq, alt.value(1), alt.value(0)),
+        opacity=alt.condition(given_by, alt.value(1), alt.value(0)),
     )
     bar_q = weights.transform_calculate(
         x1=f"{_X_TOKEN_Q + 3} - datum.weight * {span}", x2=f"{_X_TOKEN_Q + 3}",
     ).mark_bar(fill=accent, fillOpacity=0.28).encode(
         x=alt.X("x1:Q", scale=None), x2="x2:Q", y=y_q,
-        opacity=alt.condition(hk, alt.value(1), alt.value(0)),
+        opacity=alt.condition(received_by, alt.value(1), alt.value(0)),
     )
     fmt = f".{decimals}f"
     given = weights.mark_text(align="right", baseline="middle", fill=text, fontSize=11).encode(
         x=alt.value(_X_NUMBER_K), y=y_k, text=alt.Text("weight:Q", format=fmt),
-        opacity=alt.condition(hq, alt.value(1), alt.value(0)),
+        opacity=alt.condition(given_by, alt.value(1), alt.value(0)),
     ).properties(name="given")
     received = weights.mark_text(align="right", baseline="middle", fill=text, fontSize=11).encode(
         x=alt.value(_X_NUMBER_Q), y=y_q, text=alt.Text("weight:Q", format=fmt),
-        opacity=alt.condition(hk, alt.value(1), alt.value(0)),
+        opacity=alt.condition(received_by, alt.value(1), alt.value(0)),
     ).properties(name="received")
 
     def column(field: str, x_text: int, align: str, x_hit: tuple[int, int],
-               selection: alt.Parameter, name: str, data: str) -> list[alt.Chart]:
+               selection: alt.Parameter, chosen: dict, name: str,
+               data: str) -> list[alt.Chart]:
         base = alt.Chart(alt.NamedData(name=data)).transform_filter(
             "datum.e == example")
         y = alt.Y(f"{field}:O", axis=None, scale=rows)
@@ -448,14 +601,14 @@ def _spec(sources: list[list[str]], targets: list[list[str]], arrays: list[np.nd
         # for a tint on the token under the pointer.
         hit = base.mark_rect(fill=accent, cursor="pointer").encode(
             x=alt.value(x_hit[0]), x2=alt.value(x_hit[1]), y=y,
-            fillOpacity=alt.condition(selection, alt.value(0.15), alt.value(0)),
+            fillOpacity=alt.condition(chosen, alt.value(0.15), alt.value(0)),
         ).add_params(selection).properties(name=name + "_hit")
         return [words, hit]
 
     left = column("q", _X_TOKEN_Q, "right", (_X_NUMBER_Q + 2, _X_TOKEN_Q + 3), hq,
-                  "query", "queries")
+                  given_by, "query", "queries")
     right = column("k", _X_TOKEN_K, "left", (_X_TOKEN_K - 3, _X_NUMBER_K - _NUMBER_W),
-                   hk, "key", "keys")
+                   hk, received_by, "key", "keys")
     def heading(x: int, align: str, label: str) -> alt.Chart:
         return alt.Chart(alt.Data(values=[{"t": label}])).mark_text(
             align=align, baseline="bottom", fill=_dark(*_MUTED), fontSize=11,
@@ -466,7 +619,7 @@ def _spec(sources: list[list[str]], targets: list[list[str]], arrays: list[np.nd
                 heading(_X_TOKEN_K, "left", source_title)]
 
     chart = alt.layer(faint, lines, bar_q, bar_k, given, received, *headings, *left, *right)
-    chart = chart.add_params(example, layer, head, dark).resolve_scale(
+    chart = chart.add_params(example, layer, head, dark, chosen_q, chosen_k).resolve_scale(
         strokeOpacity="independent").properties(
         width=_WIDTH, height=alt.Step(_ROW_H), padding={"top": 22, "left": 4, "right": 4,
                                                         "bottom": 4})
@@ -476,4 +629,5 @@ def _spec(sources: list[list[str]], targets: list[list[str]], arrays: list[np.nd
     # The data goes in after validation, which would check each of its rows.
     spec = chart.to_dict(validate=True)
     spec["datasets"] = {"maps": maps, "queries": queries, "keys": keys}
+    spec["usermeta"] = {"decimals": decimals}       # for the weights the keyboard shows as text
     return spec

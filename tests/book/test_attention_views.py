@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.book.test_accessibility import AXE, TAGS
 from tests.conftest import SCREENSHOTS, visible_text
 
 pytestmark = pytest.mark.xdist_group("book")
@@ -352,3 +353,85 @@ def test_the_bundle_is_served_once_and_only_to_pages_with_a_view(site):
         html = (site / f"{page_name}.html").read_text()
         assert html.count("data-attention-view>") == 1, page_name
         assert len(html) < len(text), "the bundle is not inlined into the page"
+
+
+def focused(page) -> str:
+    """What has the keyboard's focus: its tag and its label's text."""
+    return page.evaluate("""() => { const e = document.activeElement;
+        return e.tagName + ' ' + (e.closest('label') ? e.closest('label').textContent : '')
+               + (e.tagName === 'SUMMARY' ? e.textContent : ''); }""")
+
+
+def tab_to(page, tag: str, label: str, presses: int = 12) -> None:
+    """Press Tab until the element ``tag`` whose label starts with ``label`` has the focus."""
+    for _ in range(presses):
+        page.keyboard.press("Tab")
+        if focused(page).startswith(f"{tag} {label}"):
+            return
+    raise AssertionError(f"{tag} {label!r} not reached with Tab; the focus is on "
+                         f"{focused(page)!r}")
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_a_token_chosen_with_the_keyboard_shows_its_weights_in_the_chart_and_as_text(
+        site, offline, language):
+    """No mouse: Tab reaches a menu of the query tokens and one of the key tokens; a token
+    chosen with the arrow keys shows its weights in the chart, says the largest in a live
+    region and lists them all in a table that opens with the keyboard, in the page's
+    language."""
+    root = site / "zh" if language == "zh" else site
+    page, problems, spec = open_view(offline, root, ENCODER_DECODER)
+    words = json.loads(page.locator(".attention-view-words").text_content())
+    if language == "zh":
+        assert re.search(r"[\u4e00-\u9fff]", words["choose"] + words["gives"]), words
+    rows = next(m for m in spec["datasets"]["maps"] if (m["e"], m["l"], m["h"]) == (0, 1, 1))
+    n_keys, weights = rows["S"], [w / 100 for w in rows["w"]]
+    keys = [m["text"] for m in marks(page, "key")]
+    queries = [m["text"] for m in marks(page, "query")]
+    menus = {side: words["choose"].replace("{token}", "").replace("{tokens}", words[side])
+             for side in ("queries", "keys")}
+
+    page.locator("[data-attention-view] .vega-bind select").first.focus()
+    tab_to(page, "SELECT", menus["queries"])
+    page.keyboard.press("ArrowDown")                       # query token 1
+    page.keyboard.press("ArrowDown")                       # query token 2
+    page.wait_for_function("""() => [...document.querySelectorAll(
+        '[data-attention-view] svg g.given_marks text')].some(
+          t => t.getAttribute('opacity') !== '0')""")
+    expected = weights[1 * n_keys:2 * n_keys]
+    assert shown_weights(page, "given", "key") == pytest.approx(expected, abs=1e-9)
+    said = page.locator(".attention-view-said").text_content()
+    assert f"“{queries[1]}”" in said, said
+    largest = max(range(n_keys), key=lambda j: expected[j])
+    assert f"{keys[largest]} {expected[largest]:.2f}" in said, said
+    assert page.locator(".attention-view-said").get_attribute("aria-live") == "polite"
+
+    tab_to(page, "SELECT", menus["keys"])
+    tab_to(page, "SUMMARY", "")
+    page.keyboard.press("Enter")                            # the table opens
+    table = page.locator(".attention-view-table table")
+    assert table.is_visible()
+    cells = [r.locator("td").all_text_contents() for r in table.locator("tbody tr").all()]
+    assert [c[1] for c in cells] == keys
+    assert [float(c[2]) for c in cells] == pytest.approx(expected, abs=1e-9)
+    assert table.locator("th[scope=col]").count() == 3
+    page.add_script_tag(path=str(AXE))                      # the view, opened, is WCAG 2.1 AA
+    violations = page.evaluate("""async tags => (await axe.run(
+        document.querySelector('[data-attention-view]'),
+        {runOnly: {type: 'tag', values: tags}, resultTypes: ['violations'],
+         preload: false}))   // axe's CSS preload cannot fetch from file://
+        .violations.map(v => v.id + ': ' + v.nodes.map(n => n.html.slice(0, 120)))""", TAGS)
+    assert not violations, violations
+
+    page.keyboard.press("Shift+Tab")                        # back to the key tokens' menu
+    assert focused(page).startswith("SELECT")
+    page.keyboard.press("ArrowDown")                       # key token 1: what it receives
+    page.wait_for_function("""() => [...document.querySelectorAll(
+        '[data-attention-view] svg g.received_marks text')].some(
+          t => t.getAttribute('opacity') !== '0')""")
+    assert shown_weights(page, "received", "query") == pytest.approx(weights[0::n_keys],
+                                                                     abs=1e-9)
+    assert not [m for m in marks(page, "given") if m["shown"]], "the query's weights stay"
+    assert page.locator("[data-attention-view] select").nth(-2).input_value() == "-1"
+    assert f"“{keys[0]}”" in page.locator(".attention-view-said").text_content()
+    finish(page, problems, offline, f"keyboard-{language}", False)

@@ -11,12 +11,16 @@ import pytest
 from babel.messages.catalog import Catalog
 from babel.messages.pofile import write_po
 
-from attention_course.attention_view import BUNDLE_PATH, attention_view
+from attention_course.attention_view import BUNDLE_PATH, KEYBOARD_WORDS, attention_view
 
 from .conftest import notebook
 
 EXTENSIONS = ["myst_nb", "book_build.extensions.attention_views"]
 TITLE = "Cross-attention"
+KEYBOARD_CHINESE = {"choose": "查看{tokens}之一的权重：", "none": "无",
+                    "gives": "{token}给{tokens}的权重", "receives": "{token}从{tokens}得到的权重",
+                    "largest": "（最大：{weights}）", "table": "{token}的全部权重（表格）",
+                    "weight": "权重"}
 
 
 def view_output() -> dict:
@@ -55,7 +59,8 @@ def test_the_script_is_written_once_and_loaded_only_where_there_is_a_view(build)
 def test_in_another_language_a_views_words_are_translated_or_warned_about(build, complete):
     translations = {"source words": "源语词", "output tokens": "输出词元", TITLE: "交叉注意力",
                     "The interactive attention view needs JavaScript; the figures show the "
-                    "same weights.": "交互式注意力视图需要 JavaScript；图中是同样的权重。"}
+                    "same weights.": "交互式注意力视图需要 JavaScript；图中是同样的权重。",
+                    **{KEYBOARD_WORDS[key]: text for key, text in KEYBOARD_CHINESE.items()}}
     if not complete:
         del translations[TITLE]
     built = build({**pages(), "locales/zh_CN/LC_MESSAGES/figures.po":
@@ -67,5 +72,8 @@ def test_in_another_language_a_views_words_are_translated_or_warned_about(build,
     words = json.dumps(spec, ensure_ascii=False)
     assert "源语词" in words and "输出词元" in words
     assert (spec["title"]["text"] == "交叉注意力") is complete
+    keyboard = json.loads(re.search(r'class="attention-view-words">(.*?)</script>',
+                                    built.page("view"), re.S).group(1))
+    assert keyboard == {**KEYBOARD_CHINESE, "queries": "输出词元", "keys": "源语词"}
     assert ("attention view without a zh_CN translation of ['Cross-attention']"
             in built.warnings) is not complete
