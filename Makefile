@@ -7,10 +7,11 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 JOBS   ?= 2
 
-.PHONY: help setup sandbox-tools browser-tools postgres-tools book translations release validate formgrader lint test test-full test-browser security-report bench clean
+.PHONY: help setup sandbox-tools browser-tools postgres-tools book pdf translations release validate formgrader lint test test-full test-browser security-report bench clean
 
 help:
 	@echo "make book      build the website into _build/html, in English and in Chinese (_build/html/zh)"
+	@echo "make pdf       the book as a PDF in each language: _build/pdf/attention-in-nlp[.zh_CN].pdf"
 	@echo "make translations  after changing an English page: merge its messages into locales/ (sphinx-intl)"
 	@echo "make test      lint (ruff, import layers), then the whole test suite (grader, book)"
 	@echo "make test-full every mutant, variant and independent implementation through the pipeline"
@@ -75,11 +76,20 @@ postgres-tools:
 # (book_build/execute.py); jupyter-book alone would run them one by one.
 # The Chinese site is built from the same pages and the same cached outputs, translated by
 # the catalogues in locales/ (book_build/translate.py); a missing translation fails it.
-book: $(STAMP)
+# Each edition is also printed as one PDF (book_build/pdf.py, Chromium), which its website
+# serves and links from every page's download menu.
+book: $(STAMP) browser-tools
 	$(BIN)/python -m book_build.execute --jobs $(JOBS)
+	$(BIN)/python -m book_build.pdf
 	$(BIN)/jupyter-book build . --builder html
 	$(BIN)/python -m book_build.translate build --language zh_CN
 	@echo "The website is in _build/html/index.html (中文版: _build/html/zh/index.html)"
+
+# Only the PDFs: _build/pdf/attention-in-nlp.pdf and attention-in-nlp.zh_CN.pdf, from the
+# same pages and cached outputs as the website (nothing executes again once it is cached).
+pdf: $(STAMP) browser-tools
+	$(BIN)/python -m book_build.execute --jobs $(JOBS)
+	$(BIN)/python -m book_build.pdf
 
 # After an English page changed: its new or changed messages into locales/zh_CN (new ones
 # untranslated, changed ones fuzzy), and its figures' new strings into figures.po, for a

@@ -22,6 +22,7 @@ from autograder.commands.release import release
 from autograder.course import Course
 from autograder.proving.fill import fill_release
 from book_build import toc as book_toc
+from book_build.pdf import CHROMIUM, CHROMIUM_ARGS  # Debian's, driven by Playwright
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -183,6 +184,15 @@ def site() -> Path:
                               capture_output=True, text=True, timeout=1800, check=False)
     _keep_log(logs / "execute.log", executed, started)
     assert executed.returncode == 0, executed.stdout[-3000:] + executed.stderr[-3000:]
+    started = time.monotonic()      # each edition's PDF, which its website serves
+    printed = subprocess.run([sys.executable, "-m", "book_build.pdf",
+                              "--output-root", str(BOOK_OUTPUT)],
+                             capture_output=True, text=True, timeout=1800, check=False,
+                             env={**os.environ, "CHROMIUM": str(CHROMIUM)})
+    _keep_log(logs / "pdf.log", printed, started)
+    assert printed.returncode == 0, printed.stdout[-3000:] + printed.stderr[-3000:]
+    assert_read_only_the_cache(printed, "the PDFs' build executed notebooks (it must read the "
+                               "website's cache)")
     jupyter_book = Path(sys.executable).parent / "jupyter-book"
     command = [str(jupyter_book), "build", str(REPO), "--builder", "html"]
     if BOOK_OUTPUT != REPO:
@@ -255,15 +265,6 @@ def cached_figures() -> Iterator[tuple[str, nbformat.NotebookNode, nbformat.Note
             for output in cell.get("outputs", []):
                 if "image/png" in output.get("data", {}):
                     yield str(path.relative_to(REPO)), cell, output
-
-
-# Debian's Chromium, driven by Playwright from PyPI (Playwright's own browser download is not
-# used). `make browser-tools` installs it. Without the background-networking flags Chromium
-# keeps trying to reach Google's services, which a machine without internet refuses.
-CHROMIUM = Path(os.environ.get("CHROMIUM", "/usr/bin/chromium"))
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                 "--no-first-run", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync"]
 
 
 @pytest.fixture(scope="session")

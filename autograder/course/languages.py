@@ -31,6 +31,7 @@ class Language:
     read_this_page: str       # the switch's title, in the language: "Read this page in …"
     output_figure: str        # alt text of a figure an output draws, without a section …
     output_figure_in: str     # … and with its section's ``{title}``
+    contents: str             # the heading of the PDF's table of contents
 
     @property
     def tag(self) -> str:
@@ -41,9 +42,9 @@ class Language:
 LANGUAGES = (
     Language("en", "English", "", "Read this page in English",
              "Plot drawn by the code cell above",
-             "Plot drawn by the code cell above (section “{title}”)"),
+             "Plot drawn by the code cell above (section “{title}”)", "Contents"),
     Language("zh_CN", "中文", "zh", "阅读本页的中文版",
-             "上方代码单元格画出的图", "上方代码单元格画出的图（“{title}”一节）"),
+             "上方代码单元格画出的图", "上方代码单元格画出的图（“{title}”一节）", "目录"),
 )
 ENGLISH = LANGUAGES[0].code
 TRANSLATIONS = tuple(language.code for language in LANGUAGES[1:])   # what notebooks are

@@ -105,7 +105,7 @@ class SphinxResolver:
 
 
 def write_downloads(app: Sphinx, exception: Exception | None) -> None:
-    if exception is not None or app.builder.format != "html":
+    if exception is not None or app.builder.name != "html":   # the site's, not the PDF's
         return
     outdir = Path(app.outdir)
     build_wheel(outdir)

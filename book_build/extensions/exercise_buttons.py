@@ -79,7 +79,7 @@ def notebook_for(source: Path, language: str | None) -> Path:
 
 
 def write_folders(app: Sphinx, exception: Exception | None) -> None:
-    if exception is not None or app.builder.format != "html":
+    if exception is not None or app.builder.name != "html":   # the site's, not the PDF's
         return
     language = app.config.language
     for pagename in sorted(app.env.found_docs):

@@ -45,6 +45,7 @@ UI_TEXT = {
         "color_mode_dark": "Color mode: dark",
         "color_mode_auto": "Color mode: system settings",
         "pages_in": "Pages in “{title}”",
+        "book_pdf": "The whole book as one PDF",
     },
     "zh_CN": {
         "color_mode": "颜色模式",
@@ -52,6 +53,7 @@ UI_TEXT = {
         "color_mode_dark": "颜色模式：暗色",
         "color_mode_auto": "颜色模式：跟随系统",
         "pages_in": "“{title}”中的页面",
+        "book_pdf": "整本书的 PDF 文件",
     },
 }
 
