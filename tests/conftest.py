@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import html
 import os
@@ -249,6 +250,15 @@ def assert_read_only_the_cache(build: subprocess.CompletedProcess, executed: str
     executed_by_the_build = [line for line in build.stdout.splitlines()
                              if "Executed notebook in" in line]
     assert not executed_by_the_build, f"{executed}:\n" + "\n".join(executed_by_the_build)
+
+
+@functools.cache
+def pdf_text(path: Path) -> tuple[str, ...]:
+    """The text of each page of a PDF (pypdf), read once a session: the site's PDFs are read
+    by tests/book/test_pdf.py and tests/book/test_book.py (what they must not show)."""
+    from pypdf import PdfReader
+
+    return tuple(page.extract_text() for page in PdfReader(path).pages)
 
 
 def cached_figures() -> Iterator[tuple[str, nbformat.NotebookNode, nbformat.NotebookNode]]:

@@ -30,6 +30,7 @@ from tests.conftest import (
     assert_read_only_the_cache,
     cached_figures,
     is_notebook,
+    pdf_text,
     toc_pages,
     visible_text,
 )
@@ -60,6 +61,11 @@ def test_no_solution_or_hidden_test_anywhere_in_the_site(site):
         with zipfile.ZipFile(wheel) as archive:
             files |= {wheel / name: archive.read(name) for name in archive.namelist()}
     assert any(path.name == "multihead.py" for path in files)
+    # each edition's PDF (book_build/pdf.py), as its text
+    pdfs = [path for path in files if path.suffix == ".pdf"]
+    assert len(pdfs) == 2, pdfs
+    for path in pdfs:
+        files[path.with_suffix(".pdf.txt")] = "\n".join(pdf_text(path)).encode()
     for path, content in files.items():
         if path.suffix not in {".html", ".ipynb", ".txt", ".md", ".py", ".js", ".json"}:
             continue

@@ -204,6 +204,47 @@ def test_the_language_switch_leads_to_the_same_page_and_back(served, context, pa
     assert not problems, "\n".join(problems)
 
 
+# A reader scrolls a little into a section (its top 40 px above where a link puts it), once
+# the page has settled: images and formulas that come in late move what is below them.
+SCROLL_INTO = """async id => {
+  const section = document.getElementById(id);
+  for (let attempt = 0; attempt < 40; attempt++) {
+    section.scrollIntoView();
+    window.scrollBy(0, 40);
+    const top = section.getBoundingClientRect().top;
+    await new Promise(done => setTimeout(done, 250));
+    if (Math.abs(section.getBoundingClientRect().top - top) < 1) return top;
+  }
+  return null;
+}"""
+
+
+def test_the_language_switch_keeps_the_section_being_read(served, context):
+    """A reader deep in a long page switches language and lands on the same section, and
+    back (both editions give a section the same id)."""
+    page_name = "book/traditional/attention-module"
+    page, problems = open_page(context, served + page_name + ".html")
+    sections = page.evaluate("[...document.querySelectorAll('main section section[id]')]"
+                             ".map(s => s.id)")
+    for here, section in ((page_name, sections[len(sections) // 2]),
+                          (CHINESE + page_name, sections[len(sections) // 3])):
+        top = page.evaluate(SCROLL_INTO, section)
+        assert top is not None and top < 64, (here, section, top)   # the reader is in it
+        # where the reader sees it, in the sticky header (Playwright's own click scrolls the
+        # page to the link's place in the flow first: 400 px up, into the section before)
+        box = page.locator("a.course-language-switch").bounding_box()
+        assert 0 <= box["y"] < 100, box
+        with page.expect_navigation(wait_until="load"):
+            page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        there = page_name if here.startswith(CHINESE) else CHINESE + page_name
+        assert page.url == f"{served}{there}.html#{section}", (here, page.url)
+        top = page.evaluate("id => document.getElementById(id).getBoundingClientRect().top",
+                            section)
+        assert -5 <= top <= VIEWPORT["height"] / 2, (there, section, top)
+        assert page.evaluate("window.scrollY") > 2000, "the page opened at its top"
+    assert not problems, "\n".join(problems)
+
+
 def test_every_page_links_to_itself_in_the_other_language(site):
     for page_name in PAGES:
         for here, there in ((page_name, CHINESE + page_name), (CHINESE + page_name, page_name)):

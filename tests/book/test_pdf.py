@@ -22,7 +22,7 @@ from autograder.course import languages
 from book_build import pdf
 from book_build.paths import pdf_path
 from tests.book.test_browser import CJK, CJK_FONTS
-from tests.conftest import BOOK_OUTPUT, toc_pages
+from tests.conftest import BOOK_OUTPUT, pdf_text, toc_pages
 
 pytestmark = pytest.mark.xdist_group("book")
 
@@ -48,22 +48,28 @@ def squeezed(text: str) -> str:
     return re.sub(r"\s+", "", unicodedata.normalize("NFKC", text))
 
 
+def served_pdf(site, code: str):
+    """The PDF of the edition ``code`` as its website serves it."""
+    return site_folder(site, code) / pdf_path(code, BOOK_OUTPUT).name
+
+
 @pytest.fixture(scope="module")
 def editions(site):
     from pypdf import PdfReader
 
-    return {code: PdfReader(pdf_path(code, BOOK_OUTPUT)) for code in EDITIONS}
+    return {code: PdfReader(served_pdf(site, code)) for code in EDITIONS}
 
 
 @pytest.fixture(scope="module")
-def texts(editions):
+def texts(site):
     """Each page's text, without the page number its footer ends with."""
-    def text(number, page):
-        words = page.extract_text().rstrip()
+    def without_number(number, words):
+        words = words.rstrip()
         assert words.endswith(str(number)), (number, words[-80:])
         return words[:-len(str(number))]
-    return {code: [text(number, page) for number, page in enumerate(reader.pages, 1)]
-            for code, reader in editions.items()}
+    return {code: [without_number(number, words)
+                   for number, words in enumerate(pdf_text(served_pdf(site, code)), 1)]
+            for code in EDITIONS}
 
 
 def outline(reader) -> list[tuple[int, str]]:
@@ -204,7 +210,7 @@ def test_nothing_wider_than_the_column_is_printed(browser, tmp_path):
 @pytest.mark.parametrize("code", EDITIONS)
 def test_every_page_of_the_site_links_its_edition_s_pdf(site, code):
     folder = site_folder(site, code)
-    served = folder / pdf_path(code, BOOK_OUTPUT).name
+    served = served_pdf(site, code)
     assert served.read_bytes() == pdf_path(code, BOOK_OUTPUT).read_bytes()
     for page in toc_pages():
         text = (folder / f"{page}.html").read_text(encoding="utf-8")
