@@ -180,7 +180,7 @@ def test_in_a_kernel_the_english_png_is_sharper_and_the_translation_is_in_its_me
 
 
 def test_an_attention_view_is_translated_in_its_menus_headings_and_title_only():
-    from attention_course.attention_view import attention_view, translate_view
+    from attention_course.attention_view import KEYBOARD_WORDS, attention_view, translate_view
 
     view = attention_view([["drei", "hundert"], ["three", "hundred"]], None,
                           [np.full((2, 3, 2, 2), 0.5)] * 2,
@@ -202,8 +202,13 @@ def test_an_attention_view_is_translated_in_its_menus_headings_and_title_only():
     assert spec["datasets"]["keys"][0]["t"] == "drei", "tokens are data"
     missing = [text for role, text, translation in record
                if translation is None and needs_translation(role, text)]
-    assert missing == ["The interactive attention view needs JavaScript; the figures show "
-                       "the same weights."]
+    # the keyboard's words (not in this catalogue) and the message without JavaScript
+    assert sorted(missing) == sorted([*KEYBOARD_WORDS.values(), "The interactive attention "
+                                      "view needs JavaScript; the figures show the same "
+                                      "weights."])
+    words = json.loads(re.search(r'class="attention-view-words">(.*?)</script>', translated,
+                                 re.S).group(1))
+    assert (words["queries"], words["keys"]) == ("输出词元", "源语词")   # the view's headings
 
 
 def test_no_glyph_is_missing_from_a_translation_around_a_formula(caplog):
