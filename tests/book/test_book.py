@@ -157,9 +157,9 @@ def test_once_a_service_is_set_every_executable_page_can_be_launched(site, tmp_p
     every notebook page offers both launchers, an exercise opens its folder of the student
     release, and the introduction tells students about the rocket.
 
-    Built from the session's build (its read pages, its executed notebooks and the cache
-    they came from) into a new output folder: the changed configuration makes Sphinx write
-    every page again, and nothing is executed."""
+    Built from the session's build (its read pages, its executed notebooks, the cache
+    they came from and its PDFs) into a new output folder: the changed configuration makes
+    Sphinx write every page again, and nothing is executed."""
     config = yaml.safe_load((REPO / "_config.yml").read_text())
     repository = "https://github.com/attention-course-tests/attention-in-nlp"
     config["repository"]["url"] = repository
@@ -169,7 +169,8 @@ def test_once_a_service_is_set_every_executable_page_can_be_launched(site, tmp_p
     built = site.parent
     for folder in (".doctrees", "jupyter_execute"):
         shutil.copytree(built / folder, tmp_path / "_build" / folder, symlinks=True)
-    (tmp_path / "_build" / ".jupyter_cache").symlink_to(built / ".jupyter_cache")
+    for folder in (".jupyter_cache", "pdf"):     # the site serves the PDFs made beside it
+        (tmp_path / "_build" / folder).symlink_to(built / folder)
     jupyter_book = Path(sys.executable).parent / "jupyter-book"
     result = subprocess.run([str(jupyter_book), "build", str(REPO), "--builder", "html",
                              "--config", str(tmp_path / "_config.yml"),
