@@ -8,8 +8,10 @@ every paragraph, heading and caption of the book, written in MyST Markdown like 
 For every entry: msgstr is not empty; the MyST roles keep their targets ({term}`x`,
 {term}`text <x>`, {doc}, {cite:p}, {eq}, {ref}, ...: the translated text may translate a
 role's display text only in the explicit `text <target>` form, and must keep the target);
-math ($...$, $$...$$) and inline code (`...`) are identical, as multisets; the catalogue
-compiles (Babel's .mo writer). Prints the problems and exits 1 if there are any.
+math ($...$, $$...$$) and inline code (`...`) are identical, as multisets, but for the words
+of math in ``\text{...}``, which are prose and translated (``\text{otherwise}`` ->
+``\text{否则}``, in the order Chinese needs); the catalogue compiles (Babel's .mo
+writer). Prints the problems and exits 1 if there are any.
 """
 
 from __future__ import annotations
@@ -26,6 +28,14 @@ from babel.messages.pofile import read_po
 ROLE = re.compile(r"\{([\w:-]+)\}`([^`]*)`")
 MATH = re.compile(r"\$\$.+?\$\$|\$[^$\n]+\$", re.S)
 CODE = re.compile(r"(?<![}`])`([^`]+)`(?!`)")
+MATH_TEXT = re.compile(r"\\(?:text|textrm|textit|textbf|mbox)\{(?:[^{}]|\{[^{}]*\})*\}")
+
+
+def math_of(text: str) -> Counter:
+    """The math of a string, counted, without its ``\\text{...}`` (their words are prose,
+    which a translation may order otherwise: ``\\text{if } i \\text{ is kept}`` ->
+    ``\\text{若 } i \\text{ 被保留}``) and with its spaces normalised."""
+    return Counter(" ".join(MATH_TEXT.sub(" ", math).split()) for math in MATH.findall(text))
 
 
 def role_targets(text: str) -> Counter:
@@ -64,7 +74,7 @@ def problems_of(path: Path) -> list[str]:
             problems.append(f"{where}: roles differ: "
                             f"{sorted(role_targets(source) - role_targets(target))} missing, "
                             f"{sorted(role_targets(target) - role_targets(source))} extra")
-        math_source, math_target = Counter(MATH.findall(source)), Counter(MATH.findall(target))
+        math_source, math_target = math_of(source), math_of(target)
         if math_source != math_target:
             problems.append(f"{where}: math differs: {sorted(math_source - math_target)}")
         code_source = Counter(CODE.findall(without_roles(MATH.sub('', source))))

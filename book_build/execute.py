@@ -2,7 +2,7 @@
 
 Jupyter Book executes the notebooks whose outputs are not cached one after the other, as
 it reads them: a cold build on two cores used one. This script does that work first, with
-``--jobs`` notebooks at a time (each kernel computing on its share of the cores), the
+``--jobs`` notebooks at a time (each kernel on one core: :data:`PORTABLE_NUMERICS`), the
 longest first (by the time each took last, else by its size), and stores every result in
 the cache the build reads (``execute_notebooks: cache`` in ``_config.yml``): the build
 then finds them all there. A notebook is read exactly as MyST-NB reads it, so that the
@@ -47,6 +47,16 @@ from .toc import is_notebook, toc_pages
 TIMES_FILE = ".execution-times.json"       # in the cache's folder: seconds per page, last build
 # every kernel renders each figure in the catalogues' languages too, all at twice the
 # resolution (the second extension wraps what the first one draws)
+# The same numbers on every x86-64 machine: PyTorch's kernels without the processor's own
+# vector instructions (AVX2 and AVX-512 round differently, and a model trained for
+# thousands of steps amplifies the last bit), MKL on its reproducible code path
+# (Conditional Numerical Reproducibility) and oneDNN on the same instruction set. The pages
+# state what their training measured (and assert it); with these, a book built on another
+# processor measures the same. One thread per kernel, on any number of cores (a sum split
+# among threads adds in another order): the cores run notebooks side by side instead.
+PORTABLE_NUMERICS = {"ATEN_CPU_CAPABILITY": "default", "MKL_CBWR": "COMPATIBLE",
+                     "ONEDNN_MAX_CPU_ISA": "SSE41", "OMP_NUM_THREADS": "1",
+                     "MKL_NUM_THREADS": "1"}
 KERNEL_ARGUMENTS = [f"--IPKernelApp.extra_extensions={figure_translation.__name__}",
                     f"--IPKernelApp.extra_extensions={figure_resolution.__name__}"]
 
@@ -74,12 +84,11 @@ def read_notebook(path: Path) -> nbformat.NotebookNode:
                                        add_source_map=True)
 
 
-def _execute(path: str, timeout: int, threads: int) -> tuple[str, dict, float, str | None]:
+def _execute(path: str, timeout: int) -> tuple[str, dict, float, str | None]:
     """Run in a worker process: execute one notebook in its own folder."""
     os.environ[BUILD_VARIABLE] = "1"
     os.environ[figure_translation.LOCALES_VARIABLE] = str(LOCALES)
-    for variable in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-        os.environ[variable] = str(threads)
+    os.environ.update(PORTABLE_NUMERICS)
     notebook = read_notebook(Path(path))
     result = single_nb_execution(notebook, cwd=str(Path(path).parent), timeout=timeout,
                                  allow_errors=False, meta_override=True,
@@ -129,11 +138,10 @@ def main(argv: list[str] | None = None) -> int:
     name = {path: str(path.relative_to(ROOT)) for path in outdated}
     outdated.sort(key=lambda p: (times.get(name[p], 0), p.stat().st_size), reverse=True)
     jobs = max(1, min(args.jobs, len(outdated)))
-    threads = max(1, (os.cpu_count() or 1) // jobs)
     print(f"executing {len(outdated)} notebooks, {jobs} at a time", flush=True)
     started, failed = time.perf_counter(), []
     with concurrent.futures.ProcessPoolExecutor(max_workers=jobs) as pool:
-        futures = [pool.submit(_execute, str(path), timeout, threads) for path in outdated]
+        futures = [pool.submit(_execute, str(path), timeout) for path in outdated]
         for future in concurrent.futures.as_completed(futures):
             path, executed, seconds, error = future.result()
             page = str(Path(path).relative_to(ROOT))

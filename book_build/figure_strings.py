@@ -4,8 +4,9 @@ While the book's notebooks execute (``execute_notebooks.py``), every figure reco
 strings it draws, with their roles, beside its translated renderings
 (:mod:`book_build.figures.translation`). This script reads them from the cache and
 brings every ``locales/<language>/LC_MESSAGES/figures.po`` up to date: each string that
-must be translated (titles, axis labels, legend entries, texts; tick labels are data; and
-the menus, headings and titles of the interactive attention views, from their HTML) gets
+must be translated (titles, axis labels, legend entries, texts; tick labels are data; the
+menus, headings and titles of the interactive attention views, from their HTML; and the
+cells and lines of the tables printed as Markdown, :mod:`book_build.figures.printed_text`) gets
 an entry, located at the pages that draw it -- one entry for the strings that differ in
 their numbers only, ``layer %1, head %2`` -- translations already made are kept, entries
 no figure draws any more are dropped -- except tick labels the catalogue translates, which
@@ -32,6 +33,7 @@ from attention_course.attention_view import MARKER as VIEW_MARKER
 from attention_course.attention_view import translate_view
 
 from .execute import book_pages, read_notebook
+from .figures.printed_text import markdown_strings
 from .figures.translation import (
     CATALOGUE,
     DATA_ROLES,
@@ -62,6 +64,12 @@ def figure_strings(output_root: Path) -> tuple[Strings, list[str]]:
         for cell in cache.get_cache_bundle(record.pk).nb.cells:
             for output in cell.get("outputs", []):
                 html = output.get("data", {}).get("text/html", "")
+                markdown = output.get("data", {}).get("text/markdown")
+                if markdown:
+                    for role, text in markdown_strings("".join(markdown)):
+                        pages = found.setdefault((role, text), [])
+                        if page not in pages:
+                            pages.append(page)
                 if VIEW_MARKER in html:
                     for role, text, _ in translate_view(html, lambda _: None)[1]:
                         pages = found.setdefault((role, text), [])

@@ -15,7 +15,7 @@ from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 
 from ..paths import output_root_of, pdf_path
-from .page_fixes import ui_text
+from .interface_words import words
 
 
 def book_pdf(app: Sphinx) -> Path:
@@ -40,7 +40,7 @@ def link_the_pdf(app: Sphinx, pagename: str, templatename: str, context: dict,
         return
     for group in context.get("header_buttons") or []:
         if group.get("label") == "download-buttons":
-            label = ui_text(app.config)["book_pdf"]
+            label = str(words("The whole book as one PDF"))
             group["buttons"].insert(0, {
                 "type": "link", "url": context["pathto"](book_pdf(app).name, 1),
                 "text": label, "tooltip": label, "icon": "fas fa-book",

@@ -31,6 +31,7 @@ from ..chapter_notebooks import plain_notebook
 from ..student_package import build_wheel, wheel_name
 from ..toc import is_notebook
 from .download_buttons import add_download
+from .interface_words import words
 
 EXERCISES = "exercises/"
 logger = logging.getLogger(__name__)
@@ -124,7 +125,8 @@ def write_downloads(app: Sphinx, exception: Exception | None) -> None:
 def header_buttons(app: Sphinx, pagename: str, templatename: str, context: dict,
                    doctree) -> None:
     if pagename in app.env.found_docs and chapter_source(app, pagename) is not None:
-        add_download(context, pagename, ".ipynb", "Download this chapter as a Jupyter notebook",
+        add_download(context, pagename, ".ipynb",
+                     str(words("Download this chapter as a Jupyter notebook")),
                      "fas fa-code", "download-notebook-button")
 
 

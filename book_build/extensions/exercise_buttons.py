@@ -24,6 +24,7 @@ from sphinx.application import Sphinx
 from autograder.course.languages import ENGLISH, split_name, translated_name
 
 from .download_buttons import add_download
+from .interface_words import words
 
 EXERCISES = "exercises/"
 SKIPPED = {".ipynb_checkpoints", "__pycache__"}
@@ -41,7 +42,7 @@ def header_buttons(app: Sphinx, pagename: str, templatename: str, context: dict,
                    doctree) -> None:
     if exercise_folder(pagename) is not None:
         add_download(context, pagename, ".zip",
-                     "Download the exercise's folder (the notebook and its files)",
+                     str(words("Download the exercise's folder (the notebook and its files)")),
                      "fas fa-file-zipper", "download-folder-button")
 
 

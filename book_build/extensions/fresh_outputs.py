@@ -6,6 +6,10 @@ change: those whose figures' translations are out of date (``figures.po`` change
 :mod:`book_build.figures.translation`). Without this extension an incremental build,
 English or Chinese, would keep showing their old outputs. It adds to Sphinx's outdated
 documents every notebook page whose cache record was written after the page was last read.
+
+In a translated build, the tables a page's code prints are translated while the page is
+read (:class:`book_build.figures.render.TranslatedMarkdown`), from the figures' catalogue:
+a notebook page is read again, too, when that catalogue changed after it was last read.
 """
 
 from __future__ import annotations
@@ -16,6 +20,8 @@ from pathlib import Path
 
 from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
+
+from ..figures.translation import CATALOGUE
 
 
 def _microseconds(moment: datetime.datetime) -> int:
@@ -44,6 +50,22 @@ def pages_with_newer_outputs(app: Sphinx, env: BuildEnvironment, added: set[str]
     return newer
 
 
+def pages_with_newer_figure_catalogue(app: Sphinx, env: BuildEnvironment, added: set[str],
+                                      changed: set[str], removed: set[str]) -> list[str]:
+    language = app.config.language or "en"
+    if language.split("_")[0] == "en":
+        return []
+    catalogues = [Path(app.srcdir, folder, language, "LC_MESSAGES", CATALOGUE)
+                  for folder in app.config.locale_dirs]
+    changed_at = max((int(path.stat().st_mtime * 1_000_000) for path in catalogues
+                      if path.is_file()), default=None)
+    if changed_at is None:
+        return []
+    return [docname for docname, read in env.all_docs.items()
+            if docname not in added and docname not in changed and read < changed_at
+            and env.metadata.get(docname, {}).get("kernelspec") is not None]
+
+
 def changed_static_files(app: Sphinx, env: BuildEnvironment, added: set[str],
                          changed: set[str], removed: set[str]) -> list[str]:
     if app.builder.format != "html" or added or changed:
@@ -60,5 +82,6 @@ def changed_static_files(app: Sphinx, env: BuildEnvironment, added: set[str],
 
 def setup(app: Sphinx) -> dict:
     app.connect("env-get-outdated", pages_with_newer_outputs)
+    app.connect("env-get-outdated", pages_with_newer_figure_catalogue)
     app.connect("env-get-outdated", changed_static_files)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -62,7 +62,7 @@ def page_url(pagename: str, here: Language, there: Language) -> str:
 def add_switch_template(app: Sphinx, config: Config) -> None:
     """Put the switch in the article header, before sphinx-book-theme's buttons."""
     if str(TEMPLATES) not in map(str, config.templates_path):
-        config.templates_path = [*config.templates_path, str(TEMPLATES)]
+        config.templates_path = [str(TEMPLATES), *config.templates_path]
     options = dict(config.html_theme_options or {})
     header_end = options.get("article_header_end", ["article-header-buttons.html"])
     if isinstance(header_end, str):

@@ -21,7 +21,8 @@ contains the words the control shows (WCAG 2.0/2.1 A and AA, as axe-core checks 
 * a folded code cell's toggle (myst-nb's ``<summary aria-label="Toggle hidden content">``)
   is named by the words it shows, "Show code cell source", instead of that label;
 * the search button (``templates/search-button-field.html``) and the colour-mode button
-  (``templates/theme-switcher.html``) are named by what they show, in the page's language;
+  (``templates/theme-switcher.html``) are named by what they show, in the page's language
+  (the words of the course's catalogues, :mod:`.interface_words`);
 * the references' list (docutils' ``<div role="list">`` of ``role="doc-biblioentry"``,
   a role DPUB-ARIA 1.1 deprecates) is a list of ``role="listitem"``.
 """
@@ -34,28 +35,8 @@ from markupsafe import Markup
 from sphinx.application import Sphinx
 from sphinx.config import Config
 
+from .interface_words import words
 from .languages import TEMPLATES
-
-# The words these fixes add to the theme's markup, in each language of the site
-# (autograder.course.languages.LANGUAGES); a language missing here gets the English ones.
-UI_TEXT = {
-    "en": {
-        "color_mode": "Color mode",
-        "color_mode_light": "Color mode: light",
-        "color_mode_dark": "Color mode: dark",
-        "color_mode_auto": "Color mode: system settings",
-        "pages_in": "Pages in “{title}”",
-        "book_pdf": "The whole book as one PDF",
-    },
-    "zh_CN": {
-        "color_mode": "颜色模式",
-        "color_mode_light": "颜色模式：亮色",
-        "color_mode_dark": "颜色模式：暗色",
-        "color_mode_auto": "颜色模式：跟随系统",
-        "pages_in": "“{title}”中的页面",
-        "book_pdf": "整本书的 PDF 文件",
-    },
-}
 
 # Markup of the page's body that names a control wrongly or uses a deprecated role, and its
 # repair: (what the writer wrote, what the page gets).
@@ -108,17 +89,11 @@ def one_search_box(app: Sphinx, config: Config) -> None:
     config.html_theme_options = options
 
 
-def ui_text(config: Config) -> dict:
-    return UI_TEXT.get(config.language or "en", UI_TEXT["en"])
-
-
 def course_templates(app: Sphinx, config: Config) -> None:
-    """The course's templates come before the theme's (``templates/``), and find their
-    words in ``course_ui`` (in every page's context from the start: pydata-sphinx-theme
-    renders the header's templates in its own ``html-page-context`` handler)."""
+    """The course's templates come before the theme's (``templates/``); their words are
+    looked up in the course's catalogues (:mod:`.interface_words`)."""
     if str(TEMPLATES) not in map(str, config.templates_path):
-        config.templates_path = [*config.templates_path, str(TEMPLATES)]
-    config.html_context = {**(config.html_context or {}), "course_ui": ui_text(config)}
+        config.templates_path = [str(TEMPLATES), *config.templates_path]
 
 
 def name_the_toggles(generate, pages_in: str):
@@ -150,7 +125,7 @@ def accessible_names(app: Sphinx, pagename: str, templatename: str, context: dic
     generate = context.get("generate_toctree_html")
     if generate is not None:
         context["generate_toctree_html"] = name_the_toggles(generate,
-                                                           ui_text(app.config)["pages_in"])
+                                                           str(words("Pages in “{title}”")))
 
 
 def setup(app: Sphinx) -> dict:

@@ -1,4 +1,5 @@
-"""MyST-NB plugin: a localised build of the book shows each figure in the page's language.
+"""MyST-NB plugins: a localised build of the book shows each figure, and each table the
+code prints, in the page's language.
 
 While the book's notebooks execute, every Matplotlib figure is also rendered with its
 strings translated, into its output's metadata (:mod:`book_build.figures.translation`).
@@ -12,11 +13,17 @@ In a build in another language, a figure without its rendering in that language 
 executed without the extension, or before the language's catalogue existed), or one with a
 string that needed a translation and had none, is a build warning (``mystnb.figure_i18n``):
 the book's tests fail on any warning.
+
+Tables and lines of text that the code displays as Markdown are translated the same way,
+from the same catalogue, when the page is built (:mod:`book_build.figures.printed_text`):
+:class:`TranslatedMarkdown` hands MyST-NB the translated Markdown to render; a string with
+a word and no translation is the same warning.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import Any, ClassVar
 
 from docutils import nodes
@@ -25,9 +32,17 @@ from myst_nb.core.render import MimeData, NbElementRenderer
 from autograder.course.languages import ENGLISH
 
 from . import resolution
-from .translation import METADATA_KEY, untranslated
+from .printed_text import translate_markdown
+from .translation import (
+    CATALOGUE,
+    METADATA_KEY,
+    load_catalogues,
+    needs_translation,
+    translate,
+    untranslated,
+)
 
-__all__ = ["TranslatedFigures", "page_language"]
+__all__ = ["TranslatedFigures", "TranslatedMarkdown", "page_language"]
 
 WARNING_TYPE = "figure_i18n"
 
@@ -76,3 +91,40 @@ class TranslatedFigures:
         if inline:
             return renderer.render_image_inline(translated)
         return renderer.render_image(translated)
+
+
+@functools.cache
+def _catalogue(language: str) -> dict[str, str]:
+    """The figures' catalogue of ``language`` (``$ATTENTION_COURSE_LOCALES`` or the
+    repository's ``locales/``), read once per build process."""
+    return load_catalogues().get(language, {})
+
+
+class TranslatedMarkdown:
+    """A :class:`myst_nb.core.render.MimeRenderPlugin` for ``text/markdown`` outputs."""
+
+    mime_priority_overrides: ClassVar[list[tuple[str, str, int | None]]] = []
+
+    @staticmethod
+    def handle_mime(renderer: NbElementRenderer, data: MimeData,
+                    inline: bool) -> list[nodes.Element] | None:
+        """The nodes of the Markdown translated into the page's language, or None to let
+        MyST-NB render ``data`` itself (English, or not Markdown)."""
+        language = page_language(renderer)
+        if data.mime_type != "text/markdown" or language.split("_")[0] == ENGLISH:
+            return None
+        translations = _catalogue(language)
+        markdown, record = translate_markdown(data.string,
+                                              lambda text: translate(text, translations))
+        missing = [text for role, text, translation in record
+                   if translation is None and needs_translation(role, text)]
+        if missing:
+            renderer.logger.warning(
+                f"printed Markdown of cell {data.cell_index}, output {data.output_index} has "
+                f"strings without a {language} translation: {missing} "
+                f"(locales/{language}/LC_MESSAGES/{CATALOGUE}; python -m "
+                "book_build.figure_strings)", subtype=WARNING_TYPE, line=data.line)
+        translated = dataclasses.replace(data, content=markdown)
+        if inline:
+            return renderer.render_markdown_inline(translated)
+        return renderer.render_markdown(translated)

@@ -104,3 +104,33 @@ def name(src: str) -> str:
 
 def test_the_figure_catalogue_is_complete_and_up_to_date(site):
     assert figure_strings.main(["--check", "--output-root", str(BOOK_OUTPUT)]) == 0
+
+
+def test_a_printed_table_is_translated_cell_by_cell_and_line_by_line():
+    from book_build.figures.printed_text import markdown_strings, translate_markdown
+    from book_build.figures.translation import translate
+
+    printed = ("| model | mean accuracy | worst |\n| --- | ---: | ---: |\n"
+               "| GAT | 71.2% | 55.0% |\n| mean | 3 of 5 seeds | - |\n"
+               "\nOn the same splits, GAT is better 14 times.")
+    catalogue = {"model": "模型", "mean accuracy": "平均准确率", "worst": "最差",
+                 "GAT": "GAT", "%1 of %2 seeds": "%2 个种子中的 %1 个",
+                 "On the same splits, GAT is better %1 times.":
+                 "在相同的划分上，GAT 有 %1 次更好。"}
+    shown, record = translate_markdown(printed, lambda text: translate(text, catalogue))
+    assert shown.split("\n") == [
+        "| 模型 | 平均准确率 | 最差 |", "| --- | ---: | ---: |",
+        "| GAT | 71.2% | 55.0% |", "| mean | 5 个种子中的 3 个 | - |", "",
+        "在相同的划分上，GAT 有 14 次更好。"]
+    missing = [text for _, text, translation in record if translation is None]
+    assert missing == ["71.2%", "55.0%", "mean", "-"]      # numbers are not words to translate
+    assert ("table cell", "3 of 5 seeds") in markdown_strings(printed)
+    assert ("printed text", "On the same splits, GAT is better 14 times.") in \
+        markdown_strings(printed)
+
+
+def test_the_chinese_build_shows_the_printed_tables_in_chinese(zh_site):
+    html = (zh_site / "book" / "traditional" / "graph-attention.html").read_text()
+    assert "在相同的划分上" in html and "On the same splits" not in html
+    coverage = (zh_site / "book" / "traditional" / "coverage.html").read_text()
+    assert "coverage better" not in coverage

@@ -12,6 +12,7 @@ import pytest
 from babel.messages.catalog import Catalog
 from babel.messages.pofile import write_po
 
+from book_build import check_terms
 from book_build.check_translations import problems_of
 from tests.conftest import REPO, toc_pages
 
@@ -37,6 +38,9 @@ def test_every_entry_is_translated_with_its_markup(catalogue):
      "权重之{term}`和 <attention weight>`为一。", None),
     ("With $a_i$ and $b$.", "有 $a_i$。", "math differs"),
     ("Call `train`.", "调用 `fit`。", "inline code differs"),
+    # The words of \text{...} in math are prose, translated; the rest of the math is not.
+    ("Zero $\\text{otherwise}$.", "$\\text{否则}$为零。", None),
+    ("$x_{\\text{word}}$ is large.", "$y_{\\text{词}}$ 很大。", "math differs"),
 ])
 def test_the_checker_finds_what_it_must(tmp_path, source, translation, fault):
     catalog = Catalog(locale="zh_CN")
@@ -47,6 +51,33 @@ def test_the_checker_finds_what_it_must(tmp_path, source, translation, fault):
     problems = problems_of(path)
     assert (fault is None and problems == []) or \
         (fault is not None and len(problems) == 1 and fault in problems[0]), problems
+
+
+def test_every_concept_has_one_chinese_term():
+    """locales/zh_CN/terms.toml: no page, exercise, figure or printed table writes a
+    concept the course names one way in another (汇聚, never 池化, for pooling)."""
+    assert check_terms.concepts("zh_CN"), "terms.toml lists no concept"
+    assert check_terms.problems("zh_CN") == []
+
+
+def test_the_term_check_names_every_other_way_of_writing_a_concept(tmp_path):
+    messages = tmp_path / "zh_CN" / "LC_MESSAGES"
+    (messages / "book").mkdir(parents=True)
+    (tmp_path / "zh_CN" / check_terms.TERMS).write_text(
+        '[pooling]\nglossary = "attention pooling"\nterm = "汇聚"\nnot = ["池化"]\n'
+        '[batch]\nglossary = "attention pooling"\nterm = "批量"\nnot = ["批次"]\n',
+        encoding="utf-8")
+    catalog = Catalog(locale="zh_CN")
+    catalog.add("Mean pooling.", "平均池化。")
+    catalog.add("Attention pooling.", "注意力汇聚。")
+    catalog.add("One batch.", "一个批次。")
+    with (messages / "book" / "page.po").open("wb") as f:
+        write_po(f, catalog)
+    found = check_terms.problems("zh_CN", locales=tmp_path)
+    assert len(found) == 3, found
+    assert "[batch]" in found[0] and "注意力汇聚" in found[0]  # not the glossary's word
+    assert "page.po" in found[1] and "'池化'" in found[1] and "'汇聚'" in found[1]
+    assert "page.po" in found[2] and "'批次'" in found[2]
 
 
 # The exercises' diagrams (SVG files released beside the notebooks) have a Chinese twin,
