@@ -24,7 +24,8 @@ from pathlib import Path
 
 from autograder.course import languages
 
-from .paths import PDF_NAME, ROOT, build_folder, cache_folder, pdf_path
+from .extensions.interface_words import translated_settings
+from .paths import LOCALES, PDF_NAME, ROOT, build_folder, cache_folder, pdf_path
 from .toc import toc_pages
 from .translate import overrides, sphinx_build
 
@@ -42,6 +43,7 @@ PRINTED_COLUMN = {"width": round((210 - 16 - 16) / 25.4 * 96), "height": 1000}
 PATIENCE_MS = 600_000       # a loaded machine may take minutes to lay out 600 pages
 
 PRINT_CSS = ROOT / "book_build" / "pdf.css"
+ROOT_PAGE = toc_pages(ROOT)[0]      # the book's first page, which the single page is built as
 """The stylesheet added for print: what the website shows around the book left out, each
 part and chapter on a new page, code wrapped at the page's edge."""
 
@@ -163,15 +165,17 @@ def single_page(code: str, output_root: Path) -> Path:
     if status != 0:
         raise SystemExit(f"the {code} edition's single page did not build (status {status})")
     page = work / "singlehtml" / f"{PDF_NAME}.html"
-    shutil.copyfile(work / "singlehtml" / f"{toc_pages(ROOT)[0]}.html", page)
+    shutil.copyfile(work / "singlehtml" / f"{ROOT_PAGE}.html", page)
     return page
 
 
-def author() -> str:
-    """The book's author line, as ``_config.yml`` gives it."""
+def author(code: str) -> str:
+    """The book's author line, as ``_config.yml`` gives it, in the edition's language (the
+    course's interface catalogue, as for the website's footer)."""
     import yaml
 
-    return str(yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))["author"])
+    english = str(yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))["author"])
+    return translated_settings(ROOT, [str(LOCALES)], code, {"author": english})["author"]
 
 
 def print_page(page_file: Path, target: Path, code: str) -> int:
@@ -190,9 +194,9 @@ def print_page(page_file: Path, target: Path, code: str) -> int:
         page = context.new_page()
         page.goto(page_file.as_uri(), wait_until="load")
         page.add_style_tag(path=str(PRINT_CSS))
-        page.evaluate(LINKS, f"{toc_pages(ROOT)[0]}.html")
+        page.evaluate(LINKS, f"{ROOT_PAGE}.html")
         title = page.locator("main article h1").first.text_content().replace("#", "").strip()
-        entries = page.evaluate(FRONT_MATTER, [title, author(), language.name,
+        entries = page.evaluate(FRONT_MATTER, [title, author(code), language.name,
                                                language.contents])
         missing = page.evaluate(READY)
         if missing:

@@ -70,9 +70,11 @@ def chinese_first(item: nodes.definition_list_item) -> str:
 
 
 class ChineseGlossary(SphinxTransform):
-    """Runs after the translation of the page (Sphinx's ``Locale``, priority 20)."""
+    """Runs after the translation of the page (Sphinx's ``Locale``, priority 20) and after
+    Sphinx sorts a ``:sorted:`` glossary by its translated first terms, by their code
+    points (``GlossarySorter``, priority 500), which this order replaces."""
 
-    default_priority = 120
+    default_priority = 510
 
     def apply(self, **kwargs) -> None:
         if not language_of(self.config).code.startswith("zh"):
@@ -83,7 +85,7 @@ class ChineseGlossary(SphinxTransform):
                          if isinstance(node, nodes.definition_list_item)]
                 keyed = sorted(((reading_key(chinese_first(item)), index, item)
                                 for index, item in enumerate(items)), key=lambda k: k[:2])
-                entries.children = [item for _, _, item in keyed]
+                entries[:] = [item for _, _, item in keyed]
 
 
 def setup(app: Sphinx) -> dict:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.book.test_accessibility import AXE, TAGS
+from tests.book.test_accessibility import AXE, RUN_AXE, TAGS
 from tests.conftest import SCREENSHOTS, visible_text
 
 pytestmark = pytest.mark.xdist_group("book")
@@ -416,11 +416,7 @@ def test_a_token_chosen_with_the_keyboard_shows_its_weights_in_the_chart_and_as_
     assert [float(c[2]) for c in cells] == pytest.approx(expected, abs=1e-9)
     assert table.locator("th[scope=col]").count() == 3
     page.add_script_tag(path=str(AXE))                      # the view, opened, is WCAG 2.1 AA
-    violations = page.evaluate("""async tags => (await axe.run(
-        document.querySelector('[data-attention-view]'),
-        {runOnly: {type: 'tag', values: tags}, resultTypes: ['violations'],
-         preload: false}))   // axe's CSS preload cannot fetch from file://
-        .violations.map(v => v.id + ': ' + v.nodes.map(n => n.html.slice(0, 120)))""", TAGS)
+    violations = page.evaluate(RUN_AXE, [TAGS, None, "[data-attention-view]", False])
     assert not violations, violations
 
     page.keyboard.press("Shift+Tab")                        # back to the key tokens' menu
