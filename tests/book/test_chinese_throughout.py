@@ -11,11 +11,11 @@ proper names.
 An *English sentence* is a run of at least :data:`WORDS_IN_A_SENTENCE` English words with
 nothing Chinese between them and within one paragraph, cell or heading (a term given in
 English beside its translation, 注意力 (attention), is one or two words); in an equation's
-``\\text{...}`` and in an attribute of the interface, any English word counts, except the
-names and tokens listed here. English on purpose says so: an element marked
-``lang="en"`` (the glossary's English names, the switch to the English page), a quotation
-in “…” (an example sentence, a message the reader will see in English), a link to a
-reference.
+``\\text{...}`` and in a control's title, label or placeholder, any English word counts,
+except the names and tokens listed here (an image's description is read like prose).
+English on purpose says so: an element marked ``lang="en"`` (the glossary's English
+names, the switch to the English page), a quotation in “…” (an example sentence, a message
+the reader will see in English), a link to a reference, a label of JupyterLab's menus.
 """
 
 from __future__ import annotations
