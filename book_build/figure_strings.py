@@ -61,20 +61,22 @@ def figure_strings(output_root: Path) -> tuple[Strings, list[str]]:
         except KeyError:
             missing.append(page)
             continue
+
+        def drawn(role: str, text: str, page: str = page) -> None:
+            pages = found.setdefault((role, text), [])
+            if page not in pages:
+                pages.append(page)
+
         for cell in cache.get_cache_bundle(record.pk).nb.cells:
             for output in cell.get("outputs", []):
                 html = output.get("data", {}).get("text/html", "")
                 markdown = output.get("data", {}).get("text/markdown")
                 if markdown:
                     for role, text in markdown_strings("".join(markdown)):
-                        pages = found.setdefault((role, text), [])
-                        if page not in pages:
-                            pages.append(page)
+                        drawn(role, text)
                 if VIEW_MARKER in html:
                     for role, text, _ in translate_view(html, lambda _: None)[1]:
-                        pages = found.setdefault((role, text), [])
-                        if page not in pages:
-                            pages.append(page)
+                        drawn(role, text)
                 if "image/png" not in output.get("data", {}):
                     continue
                 renderings = output.get("metadata", {}).get("image/png", {}).get(METADATA_KEY)
@@ -83,9 +85,7 @@ def figure_strings(output_root: Path) -> tuple[Strings, list[str]]:
                     continue
                 for rendering in renderings.values():
                     for role, text, _ in rendering["texts"]:
-                        pages = found.setdefault((role, text), [])
-                        if page not in pages:
-                            pages.append(page)
+                        drawn(role, text)
     return found, sorted(set(missing))
 
 
