@@ -38,15 +38,17 @@ def _collect(course: Course, args: argparse.Namespace) -> int:
     from .commands.collect import CollectError, collect
 
     try:
-        collected, skipped = collect(course, args.path, args.assignment)
+        result = collect(course, args.path, args.assignment, args.moodle_worksheet)
     except CollectError as error:
         print(f"collect: {error}", file=sys.stderr)
         return 2
-    for item in collected:
+    for item in result.collected:
         print(f"{item.student:30s} {item.assignment:25s} <- {item.source}")
-    for path in skipped:
+    for note in result.notes:
+        print(f"note: {note}")
+    for path in result.skipped:
         print(f"not a submission, skipped: {path}", file=sys.stderr)
-    print(f"collected {len(collected)} submission(s) into {course.submitted}")
+    print(f"collected {len(result.collected)} submission(s) into {course.submitted}")
     return 0
 
 
@@ -64,20 +66,76 @@ def _grade(course: Course, args: argparse.Namespace) -> int:
     return 0
 
 
-def _feedback(course: Course, args: argparse.Namespace) -> int:
-    from .commands.feedback import feedback
+def _one_assignment(course: Course, names: list[str] | None, option: str) -> str | None:
+    """The one assignment an LMS file is about: named, or the course's only one."""
+    names = names or course.assignments()
+    if len(names) != 1:
+        print(f"{option} is about one assignment: name it ({', '.join(names)})",
+              file=sys.stderr)
+        return None
+    return names[0]
 
-    pages = feedback(course, args.assignments or None)
+
+def _feedback(course: Course, args: argparse.Namespace) -> int:
+    from .commands.feedback import feedback, feedback_zip
+    from .lms.deadlines import DeadlinesError
+
+    try:
+        pages = feedback(course, args.assignments or None)
+    except DeadlinesError as error:
+        print(f"feedback: {error}", file=sys.stderr)
+        return 2
     print(f"wrote feedback for {len(pages)} submission(s) into {course.feedback}")
+    for lms, output in (("canvas", args.canvas_zip), ("moodle", args.moodle_zip)):
+        if output is None:
+            continue
+        assignment = _one_assignment(course, args.assignments, f"--{lms}-zip")
+        if assignment is None:
+            return 2
+        result = feedback_zip(course, assignment, lms, Path(output))
+        print(f"wrote the feedback of {len(result.students)} student(s) for {lms} to {output}")
+        if result.not_from_the_lms:
+            print(f"not collected from {lms}, so not in the zip: "
+                  + ", ".join(result.not_from_the_lms))
     return 0
 
 
 def _export(course: Course, args: argparse.Namespace) -> int:
-    from .commands.export import export
+    from .commands import export as exports
+    from .lms.deadlines import DeadlinesError
+    from .lms.table import LmsFileError
 
-    scores = export(course, args.csv, args.json)
-    written = [p for p in (args.csv, args.json) if p] or ["grades.csv", "grades.json"]
-    print(f"exported {len(scores['students'])} student(s) to {', '.join(map(str, written))}")
+    lms_files = [args.canvas, args.moodle_worksheet, args.moodle_gradebook]
+    try:
+        if not any(lms_files) or args.csv or args.json:
+            scores = exports.export(course, args.csv, args.json)
+            written = [p for p in (args.csv, args.json) if p] or ["grades.csv", "grades.json"]
+            print(f"exported {len(scores['students'])} student(s) to "
+                  f"{', '.join(map(str, written))}")
+        results = []
+        for option, source in (("--canvas", args.canvas),
+                               ("--moodle-worksheet", args.moodle_worksheet)):
+            if source is None:
+                continue
+            assignment = _one_assignment(course, args.assignment, option)
+            if assignment is None:
+                return 2
+            kind = option.removeprefix("--")
+            output = Path(args.output) if args.output else course.root / f"{kind}-{assignment}.csv"
+            if option == "--canvas":
+                results.append(exports.export_canvas(course, Path(source), assignment, output,
+                                                     args.canvas_column))
+            else:
+                results.append(exports.export_moodle_worksheet(course, Path(source), assignment,
+                                                               output))
+        if args.moodle_gradebook:
+            results.append(exports.export_moodle_gradebook(
+                course, args.assignment or course.assignments(), Path(args.moodle_gradebook)))
+    except (LmsFileError, DeadlinesError) as error:
+        print(f"export: {error}; nothing was written", file=sys.stderr)
+        return 2
+    for result in results:
+        print(result.summary())
     return 0
 
 
@@ -135,6 +193,9 @@ def parser() -> argparse.ArgumentParser:
     p = sub.add_parser("collect", help="a folder or .zip of submissions -> submitted/")
     p.add_argument("path")
     p.add_argument("--assignment")
+    p.add_argument("--moodle-worksheet", metavar="CSV",
+                   help="Moodle's grading worksheet of the download: e-mail addresses and "
+                        "submission times")
     p.set_defaults(run=_collect)
 
     for name, run, text in [("grade", _grade, "grade every submitted/<student>/<assignment>/"),
@@ -153,6 +214,10 @@ def parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("feedback", help="HTML feedback per student, hidden tests hidden")
     p.add_argument("assignments", nargs="*")
+    p.add_argument("--canvas-zip", metavar="ZIP",
+                   help="also write the zip Canvas's Re-upload submissions takes")
+    p.add_argument("--moodle-zip", metavar="ZIP",
+                   help="also write the zip Moodle's Upload multiple feedback files takes")
     p.set_defaults(run=_feedback)
 
     p = sub.add_parser("report", help="an HTML report per assignment: plots and diagnosis")
@@ -169,9 +234,23 @@ def parser() -> argparse.ArgumentParser:
                      help="read the scores and comments of such a file into the gradebook")
     p.set_defaults(run=_manual)
 
-    p = sub.add_parser("export", help="grades as CSV and JSON")
+    p = sub.add_parser("export", help="grades as CSV and JSON, or into an LMS's own files")
     p.add_argument("--csv")
     p.add_argument("--json")
+    p.add_argument("--canvas", metavar="CSV",
+                   help="fill the assignment's column of this gradebook Canvas exported")
+    p.add_argument("--canvas-column", metavar="HEADER",
+                   help="the Canvas column to fill (default: the one named as the assignment)")
+    p.add_argument("--moodle-worksheet", metavar="CSV",
+                   help="fill Grade and Feedback comments of this worksheet Moodle exported")
+    p.add_argument("--moodle-gradebook", metavar="CSV",
+                   help="write a file for Moodle's gradebook import (by e-mail address)")
+    p.add_argument("--assignment", action="append",
+                   help="the assignment (repeat for the Moodle gradebook; default: the "
+                        "course's only one, or all of them for the Moodle gradebook)")
+    p.add_argument("--output", "-o", metavar="CSV",
+                   help="where the filled LMS file goes (default: <kind>-<assignment>.csv "
+                        "in the course)")
     p.set_defaults(run=_export)
     return top
 

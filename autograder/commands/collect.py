@@ -1,15 +1,28 @@
 """`collect`: a folder or .zip of submissions -> ``submitted/<student>/<assignment>/``.
 
-Three layouts are recognised, as learning-management systems (LMS) download them:
+Three layouts are recognised, as learning-management systems (LMS) download them
+(:mod:`autograder.lms.handed_in` names their rules):
 
-* ``<student>/<assignment>/<notebook>.ipynb`` — nbgrader's own layout;
+* ``<student>/<assignment>/<notebook>.ipynb`` — nbgrader's own layout (its
+  ``timestamp.txt``, if there, is the submission time);
 * ``<student>/<notebook>.ipynb`` — a folder per student. Moodle names these folders
-  ``<Full Name>_<number>_assignsubmission_file_``: the student id is then the name, lower
-  case, with hyphens (``jane-doe``);
-* ``<student>_<anything>_<notebook>.ipynb`` — flat files, as Canvas names them
-  (``doejane_LATE_12345_67890_attention-scoring-1.ipynb``): the student id is the text before
-  the first underscore; a resubmission's ``-1``, ``-2`` … suffix is dropped and the highest
-  one wins.
+  ``<Full Name>_<participant id>_assignsubmission_file_`` (or puts that before each file
+  name);
+* ``<name>_[LATE_]<user id>_<attachment id>_<notebook>.ipynb`` — flat files, as Canvas
+  names them; a resubmission's ``-1``, ``-2`` … suffix is dropped and the highest one wins
+  (the output says which file was kept over which).
+
+Who each submission is from is kept as the LMS gives it, in the course's roster
+(:mod:`autograder.lms.roster`): the LMS, its user or participant id, the name as written,
+Canvas's attachment id and late flag, the submission time, the file names. The student id
+derived from the name is unique: two John Smiths become ``smithjohn-12345`` and
+``smithjohn-67890``, and the output says so. Moodle's worksheet (``--moodle-worksheet``),
+exported with the download, adds each participant's e-mail address (which links one
+student's assignments, as Moodle numbers participants per assignment) and submission time.
+
+A collection that would put two files in one place — two people into one student, or two
+files of one student that are not resubmissions of each other — is refused, naming the
+files, before anything is copied.
 
 A notebook may be handed in under its English name or under the name of a translation the
 release holds (``<notebook>.zh_CN.ipynb``): it is copied under the name it was handed in
@@ -24,15 +37,26 @@ import re
 import shutil
 import tempfile
 import zipfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 
 from ..course import Course
 from ..course.languages import TRANSLATIONS, split_name, translated_name
+from ..lms import moodle
+from ..lms.handed_in import (
+    CANVAS,
+    FOLDER,
+    MOODLE,
+    NBGRADER_TIMESTAMP,
+    HandedIn,
+    from_canvas,
+    from_moodle,
+)
+from ..lms.roster import Roster, canvas_key, email_key, moodle_key, safe_id
+from ..lms.table import LmsFileError
 
-_MOODLE_FOLDER = re.compile(r"^(?P<name>.+?)_\d+_assignsubmission_\w*$")
 _RESUBMISSION = re.compile(r"^(?P<stem>.+?)-(?P<n>\d+)$")
-_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
 class CollectError(ValueError):
@@ -46,12 +70,29 @@ class Collected:
     source: str        # where the submission came from, relative to the input
 
 
+@dataclass
+class Collection:
+    """What a collect did: the submissions copied, the files that are not submissions, and
+    what the instructor should know (names shared by several people, resubmissions)."""
+
+    collected: list[Collected] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class _File:
+    handed: HandedIn
+    assignment: str
+    notebook: str          # the file name in submitted/, without .ipynb
+    number: int            # resubmission number (0: the first)
+    path: Path
+    source: str            # relative to the input
+
+
 def student_id(raw: str) -> str:
-    """A safe student id from a folder or file-name fragment."""
-    moodle = _MOODLE_FOLDER.match(raw)
-    if moodle:
-        raw = moodle.group("name").lower().replace(" ", "-")
-    cleaned = _UNSAFE.sub("-", raw).strip("-.")
+    """A safe student id from a folder's name."""
+    cleaned = safe_id(raw)
     if not cleaned:
         raise CollectError(f"no student id in {raw!r}")
     return cleaned
@@ -107,36 +148,134 @@ def _is_wrapper(entry: Path, notebooks: dict[str, str]) -> bool:
     return False
 
 
-def _plan(root: Path, notebooks: dict[str, str]
-          ) -> tuple[dict[tuple[str, str, str], tuple[Path, int]], list[Path]]:
-    """({(student, assignment, notebook): (file, resubmission number)}, files not recognised)."""
+def _timestamp(path: Path) -> str:
+    """nbgrader's ``timestamp.txt`` beside a notebook, as ISO 8601 ("" if none)."""
+    for folder in (path.parent, path.parent.parent):
+        stamp = folder / NBGRADER_TIMESTAMP
+        if stamp.is_file():
+            text = stamp.read_text(errors="replace").strip()
+            try:
+                return datetime.fromisoformat(text.replace(" ", "T", 1)).isoformat()
+            except ValueError as error:
+                raise CollectError(f"{stamp}: not a time nbgrader writes ({text[:40]!r})"
+                                   ) from error
+    return ""
+
+
+def _files(root: Path, notebooks: dict[str, str]) -> tuple[list[_File], list[Path]]:
+    """Every handed-in notebook under ``root``, with whom the LMS says it is from."""
     # An archive often wraps everything in one top folder: look inside it.
     entries = _visible(root)
     if len(entries) == 1 and _is_wrapper(entries[0], notebooks):
         root, entries = entries[0], _visible(entries[0])
-    plan: dict[tuple[str, str, str], tuple[Path, int]] = {}
+    found: list[_File] = []
     skipped: list[Path] = []
 
-    def add(student: str, path: Path) -> None:
+    def add(handed: HandedIn, path: Path) -> None:
         match = _notebook_match(path.name, notebooks)
         if match is None:
             skipped.append(path)
             return
         assignment, notebook, number = match
-        key = (student_id(student), assignment, notebook)
-        if key not in plan or number >= plan[key][1]:
-            plan[key] = (path, number)
+        if handed.lms == FOLDER and not handed.submitted_at:
+            handed = HandedIn(FOLDER, handed.user, handed.name, path.name,
+                              submitted_at=_timestamp(path))
+        found.append(_File(handed, assignment, notebook, number, path,
+                           str(path.relative_to(root))))
 
     for entry in entries:
-        if entry.is_file() and entry.suffix == ".ipynb" and "_" in entry.name:
-            add(entry.name.split("_", 1)[0], entry)
+        if entry.is_file() and entry.suffix == ".ipynb":
+            handed = from_moodle(entry.name) or from_canvas(entry.name)
+            if handed is None and "_" in entry.name:      # <student>_<anything>_<notebook>
+                user = entry.name.split("_", 1)[0]
+                handed = HandedIn(FOLDER, student_id(user), user, entry.name)
+            if handed is None:
+                skipped.append(entry)
+            else:
+                add(handed, entry)
         elif entry.is_dir():
+            folder = from_moodle(entry.name + "/")
             for path in sorted(entry.rglob("*.ipynb")):
-                if ".ipynb_checkpoints" not in path.parts:
-                    add(entry.name, path)
+                if ".ipynb_checkpoints" in path.parts:
+                    continue
+                if folder is not None:
+                    add(HandedIn(MOODLE, folder.user, folder.name,
+                                 str(path.relative_to(entry)), folder.prefix), path)
+                else:
+                    add(HandedIn(FOLDER, student_id(entry.name), entry.name, path.name), path)
         else:
             skipped.append(entry)
-    return plan, skipped
+    return found, skipped
+
+
+def _identities(files: list[_File], worksheet: moodle.Worksheet | None
+                ) -> dict[str, tuple[list[str], str, str]]:
+    """{identity: (keys, name id, LMS number)} of the LMS students among ``files``."""
+    wanted: dict[str, tuple[list[str], str, str]] = {}
+    for item in files:
+        handed = item.handed
+        if handed.lms == CANVAS:
+            key = canvas_key(handed.user)
+            wanted[key] = ([key], safe_id(handed.name), handed.user)
+        elif handed.lms == MOODLE:
+            keys = [moodle_key(item.assignment, handed.user)]
+            row = worksheet.participant(handed.user) if worksheet else None
+            name = row.name if row and row.name else handed.name
+            if row and row.email:
+                keys.insert(0, email_key(row.email))
+            base = safe_id(name.lower().replace(" ", "-"))
+            if not base and row and row.email:      # a name in another script: the address
+                base = safe_id(row.email.split("@", 1)[0].lower())
+            wanted[keys[0]] = (keys, base, handed.user)
+    return wanted
+
+
+def _identity_of(item: _File, worksheet: moodle.Worksheet | None) -> str:
+    handed = item.handed
+    if handed.lms == CANVAS:
+        return canvas_key(handed.user)
+    row = worksheet.participant(handed.user) if worksheet else None
+    if row and row.email:
+        return email_key(row.email)
+    return moodle_key(item.assignment, handed.user)
+
+
+def _plan(files: list[_File], ids: dict[str, str], worksheet: moodle.Worksheet | None
+          ) -> tuple[dict[tuple[str, str, str], _File], list[str]]:
+    """({(student, assignment, notebook): the file kept}, notes), refusing two files that
+    would land in one place and are not one's resubmission of the other."""
+    places: dict[tuple[str, str, str], list[_File]] = {}
+    for item in files:
+        student = item.handed.user if item.handed.lms == FOLDER \
+            else ids[_identity_of(item, worksheet)]
+        places.setdefault((student, item.assignment, item.notebook), []).append(item)
+    plan, notes, clashes = {}, [], []
+    for place, candidates in sorted(places.items()):
+        candidates.sort(key=lambda f: (f.number, f.source))
+        kept, latest = candidates[-1], [f for f in candidates if f.number == candidates[-1].number]
+        if len(latest) > 1:
+            clashes.append(f"{' and '.join(f.source for f in latest)} would all be "
+                           f"{place[0]}'s {place[2]}.ipynb")
+            continue
+        plan[place] = kept
+        for older in candidates[:-1]:
+            notes.append(f"{place[0]}: kept the resubmission {kept.source} over {older.source}")
+    if clashes:
+        raise CollectError("nothing was collected: " + "; ".join(clashes) + ". Collect them "
+                           "apart (--assignment, or one download at a time), or remove the "
+                           "file that is not the student's submission")
+    return plan, notes
+
+
+def _record(item: _File, worksheet: moodle.Worksheet | None) -> dict:
+    """What the roster keeps of one collected submission."""
+    handed = item.handed
+    row = worksheet.participant(handed.user) if worksheet and handed.lms == MOODLE else None
+    return {"lms": handed.lms, "user": handed.user,
+            "name": row.name if row and row.name else handed.name,
+            "prefix": handed.prefix, "attachment": handed.attachment, "late": handed.late,
+            "submitted_at": (row.submitted_at if row else "") or handed.submitted_at,
+            "files": {}}
 
 
 def _forget_other_languages(target: Path, collected: set[str]) -> None:
@@ -149,12 +288,13 @@ def _forget_other_languages(target: Path, collected: set[str]) -> None:
             (target.parent / f"{name}.ipynb").unlink(missing_ok=True)
 
 
-def collect(course: Course, path: str | Path, assignment: str | None = None
-            ) -> tuple[list[Collected], list[str]]:
-    """Copy the submissions found at ``path`` (folder or .zip) into ``submitted/``.
+def collect(course: Course, path: str | Path, assignment: str | None = None,
+            moodle_worksheet: str | Path | None = None) -> Collection:
+    """Copy the submissions found at ``path`` (folder or .zip) into ``submitted/`` and
+    record who they are from in the roster. ``moodle_worksheet``: the grading worksheet
+    Moodle exported with the download (e-mail addresses and submission times).
 
-    Returns what was collected and the files that were not recognised as a submission.
-    """
+    Refuses, changing nothing, an input that would merge or drop a submission."""
     path = Path(path)
     if not path.exists():
         raise CollectError(f"{path} does not exist")
@@ -164,19 +304,47 @@ def collect(course: Course, path: str | Path, assignment: str | None = None
     if not notebooks:
         wanted = ", ".join(assignments) or "any assignment"
         raise CollectError(f"no released notebooks for {wanted}: run `release` first")
+    worksheet = None
+    if moodle_worksheet is not None:
+        try:
+            worksheet = moodle.read_worksheet(Path(moodle_worksheet))
+        except LmsFileError as error:
+            raise CollectError(f"{error}; nothing was collected") from error
+    roster = Roster.of(course)
     with tempfile.TemporaryDirectory(prefix="collect-") as scratch:
         root = path
         if path.is_file():
             root = Path(scratch)
             _extract(path, root)
-        plan, skipped = _plan(root, notebooks)
-        collected = []
-        copied = {(student, assignment_id, notebook) for student, assignment_id, notebook in plan}
-        for (student, assignment_id, notebook), (source, _) in sorted(plan.items()):
+        files, skipped = _files(root, notebooks)
+        folders = {f.handed.user for f in files if f.handed.lms == FOLDER}
+        existing = {p.name for p in course.submitted.iterdir()} if course.submitted.is_dir() \
+            else set()
+        ids, notes = roster.allocate(_identities(files, worksheet), folders | existing)
+        plan, resubmitted = _plan(files, ids, worksheet)
+        result = Collection(notes=notes + resubmitted,
+                            skipped=[str(p.relative_to(root)) for p in skipped])
+        for (student, assignment_id, notebook), item in sorted(plan.items()):
             target = course.submitted / student / assignment_id / f"{notebook}.ipynb"
             target.parent.mkdir(parents=True, exist_ok=True)
-            _forget_other_languages(target, {n for s, a, n in copied
+            _forget_other_languages(target, {n for s, a, n in plan
                                              if (s, a) == (student, assignment_id)})
-            shutil.copyfile(source, target)
-            collected.append(Collected(student, assignment_id, str(source.relative_to(root))))
-        return collected, [str(p.relative_to(root)) for p in skipped]
+            shutil.copyfile(item.path, target)
+            result.collected.append(Collected(student, assignment_id, item.source))
+            if item.handed.lms != FOLDER:
+                identity = _identity_of(item, worksheet)
+                keys = _identities([item], worksheet)[identity][0]
+                row = worksheet.participant(item.handed.user) \
+                    if worksheet and item.handed.lms == MOODLE else None
+                roster.remember(student, item.handed.lms, _record(item, worksheet)["name"],
+                                keys, row.email if row else "")
+                record = roster.submission(student, assignment_id)
+                fresh = _record(item, worksheet)
+                if record is None or {k: v for k, v in record.items() if k != "files"} != \
+                        {k: v for k, v in fresh.items() if k != "files"}:
+                    record = fresh
+                record["files"][notebook] = item.source.rsplit("/", 1)[-1]
+                roster.record(student, assignment_id, record)
+        if any(item.handed.lms != FOLDER for item in plan.values()):
+            roster.save()
+        return result

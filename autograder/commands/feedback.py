@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import gettext
 import io
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from urllib.parse import quote
 
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
@@ -38,9 +40,15 @@ from ..course.outcome import (
     load_outcome,
 )
 from ..display import csp, mathjax
+from ..lms import deadlines
+from ..lms.deadlines import Lateness
+from ..lms.feedback_zips import canvas_member, moodle_member, write_zip
+from ..lms.handed_in import CANVAS, MOODLE
+from ..lms.roster import Roster
 from ..proving.diagnosis import catalogue_mistakes, diagnose
 from ..submission import settings
 from ..submission.gradebook import with_hand_grades
+from .lateness import lateness_of
 
 # The page's own words are gettext messages, in English; their translations are in
 # autograder/locales/<lang>/LC_MESSAGES/feedback.po, compiled when first used (Babel).
@@ -61,6 +69,15 @@ _SOURCE = """\
 </style></head><body>
 <h1>{{ o.assignment }}: {{ "%g"|format(o.score) }} / {{ "%g"|format(max_score) }}</h1>
 <p>{{ _("Student:") }} <strong>{{ o.student }}</strong></p>
+{% if late and late.excused %}<p class="late">{{ _("Excused: this assignment does not count \
+toward your grade.") }}</p>{% elif late and late.days %}<p class="late">{% if late.flagged %}\
+{{ _("The LMS marked this submission late, without its time: it counts as %(days)s day(s) \
+late.", days=late.days) }}{% else %}{{ _("Handed in %(submitted)s, due %(due)s: %(days)s \
+day(s) late.", submitted=late.submitted, due=late.due, days=late.days) }}{% endif %}
+{{ _("Under the course's late policy it keeps %(credit)s of its points: %(final)s of \
+%(max_score)s (%(raw)s before the penalty).", credit="{:.0%}".format(late.credit),
+final="%g"|format(late.final(o.score)|round(4)), max_score="%g"|format(max_score),
+raw="%g"|format(o.score)) }}</p>{% endif %}
 {% if pending %}<p class="awaiting-a-grade">{{ _("%(pending)s of the %(max_score)s points are \
 for answers graded by hand, which await their grade: the score above is the score so far.",
 pending="%g"|format(pending), max_score="%g"|format(max_score)) }}</p>{% endif %}
@@ -121,16 +138,17 @@ def html_language(language: str) -> str:
     return language.replace("_", "-")
 
 
-def render_summary(outcome: Outcome, notebooks: list[str], hints: list[str] = ()) -> str:
-    """The summary page of one graded submission (``hints``: what to check first), in the
-    language of the notebook handed in."""
+def render_summary(outcome: Outcome, notebooks: list[str], hints: list[str] = (),
+                   late: Lateness | None = None) -> str:
+    """The summary page of one graded submission (``hints``: what to check first; ``late``:
+    what the late policy made of it), in the language of the notebook handed in."""
     language = getattr(outcome, "language", ENGLISH) or ENGLISH
     pending = sum(c.max_score for c in outcome.pending)
     words = translations(language)
     return _template(language).render(
         o=outcome, max_score=outcome.max_score, notebooks=notebooks, colours=STATUS_COLOURS,
         policy=Markup(csp.meta(csp.PAGE)),
-        pending=pending, hints=list(hints), lang=html_language(language),
+        pending=pending, hints=list(hints), lang=html_language(language), late=late,
         statuses={status: words.gettext(status) for status in STATUSES})
 
 
@@ -176,6 +194,7 @@ def feedback(course: Course, assignments: list[str] | None = None) -> list[Path]
                if r.parent.name in wanted]
     api = settings.api(course)
     pages, mistakes = [], {}
+    policy, roster = deadlines.load(course), Roster.of(course)
     for assignment in sorted({report.parent.name for report in reports}):
         mathjax.install(course.feedback / "_static")
         _annotate(course, api, assignment,
@@ -192,8 +211,53 @@ def feedback(course: Course, assignments: list[str] | None = None) -> list[Path]
             outcome.reasons.append("the annotated notebook could not be rendered")
         target.mkdir(parents=True, exist_ok=True)
         page = target / "index.html"
-        page.write_text(render_summary(outcome, graded, _hints(course, outcome, mistakes)))
+        late = lateness_of(course, policy, roster, student, assignment) \
+            if policy.configured else None
+        page.write_text(render_summary(outcome, graded, _hints(course, outcome, mistakes), late))
         _keep_only(target, {page.name, *(f"{nb}.html" for nb in graded)},
                    course.release / assignment)
         pages.append(page)
     return pages
+
+
+@dataclass
+class FeedbackZip:
+    """A zip of feedback files for an LMS to take back."""
+
+    path: Path
+    students: list[str]          # whose feedback it holds
+    not_from_the_lms: list[str]  # graded, but not collected from that LMS: not in the zip
+
+
+def feedback_zip(course: Course, assignment: str, lms: str, output: Path) -> FeedbackZip:
+    """The zip an LMS takes feedback files back from: each student's feedback page and
+    annotated notebooks (written by :func:`feedback`), named as that LMS's download named
+    the student's submission, so that it finds whose they are — Canvas's *Re-upload
+    submissions* by the user and attachment ids, Moodle's *Upload multiple feedback files
+    in a zip* by the participant id. A student's summary links to their annotated
+    notebooks under their names in the zip; nothing else is in it."""
+    member = {CANVAS: canvas_member, MOODLE: moodle_member}[lms]
+    roster = Roster.of(course)
+    members: dict[str, bytes] = {}
+    students, elsewhere = [], []
+    for folder in sorted(course.feedback.glob(f"*/{assignment}")):
+        student = folder.parent.name
+        page = folder / "index.html"
+        record = roster.submission(student, assignment)
+        if not page.is_file():
+            continue
+        if record is None or record.get("lms") != lms:
+            elsewhere.append(student)
+            continue
+        summary = page.read_text(encoding="utf-8")
+        for notebook_page in sorted(folder.glob("*.html")):
+            if notebook_page.name == page.name:
+                continue
+            name = member(record, f"{assignment}-{notebook_page.stem}-annotated.html")
+            members[name] = notebook_page.read_bytes()
+            summary = summary.replace(f'href="./{quote(notebook_page.name)}"',
+                                      f'href="./{quote(name)}"')
+        members[member(record, f"{assignment}-feedback.html")] = summary.encode("utf-8")
+        students.append(student)
+    write_zip(Path(output), members)
+    return FeedbackZip(Path(output), students, elsewhere)

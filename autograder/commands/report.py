@@ -15,7 +15,7 @@ import base64
 import io
 import statistics
 from collections import Counter, defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from jinja2 import Environment, select_autoescape
@@ -25,8 +25,12 @@ from nbgrader.api import Gradebook
 from ..course import Course, Outcome
 from ..course.outcome import BY_HAND, OUTCOME_FILE, STATUS_COLOURS, STATUSES, load_outcome
 from ..display import csp
+from ..lms import deadlines
+from ..lms.deadlines import Lateness
+from ..lms.roster import Roster
 from ..proving.diagnosis import Diagnosis, catalogue_mistakes, diagnose
 from ..submission.gradebook import with_hand_grades
+from .lateness import lateness_of
 
 
 @dataclass
@@ -36,10 +40,15 @@ class Batch:
     assignment: str
     outcomes: list[Outcome]
     diagnoses: dict[str, Diagnosis]        # student -> diagnosis (failing submissions)
+    late: dict[str, Lateness] = field(default_factory=dict)   # student -> the late policy's
+    lms_names: dict[str, str] = field(default_factory=dict)   # student -> who the LMS says
 
     @property
     def max_score(self) -> float:
         return max((o.max_score for o in self.outcomes), default=0.0)
+
+    def outcome(self, student: str) -> Outcome:
+        return next(o for o in self.outcomes if o.student == student)
 
     def pending(self) -> tuple[int, int]:
         """(cells, submissions) awaiting a grade by hand."""
@@ -86,7 +95,21 @@ def load_batch(course: Course, assignment: str) -> Batch:
     for outcome in outcomes:
         if any(c.score < c.max_score for c in outcome.cells if c.graded_by != BY_HAND):
             diagnoses[outcome.student] = diagnose(outcome, mistakes)
-    return Batch(assignment, outcomes, diagnoses)
+    policy, roster = deadlines.load(course), Roster.of(course)
+    late = {o.student: lateness_of(course, policy, roster, o.student, assignment)
+            for o in outcomes} if policy.configured else {}
+    return Batch(assignment, outcomes, diagnoses, late, lms_names(roster, assignment))
+
+
+def lms_names(roster: Roster, assignment: str) -> dict[str, str]:
+    """{student: "<name as the LMS wrote it> (<LMS> <user id>)"} of the submissions of
+    ``assignment`` collected from an LMS."""
+    names = {}
+    for student, by_assignment in roster.submissions.items():
+        record = by_assignment.get(assignment)
+        if record:
+            names[student] = f"{record['name']} ({record['lms'].title()} {record['user']})"
+    return names
 
 
 # --------------------------------------------------------------------------- figures
@@ -167,6 +190,21 @@ scores here are the scores so far.{% else %}Hand grades pending: none.{% endif %
 {% if unexplained %}<p>Not explained by the catalogue (worth a look, and maybe a new mutant):
 {{ unexplained|join(", ") }}.</p>{% endif %}
 
+{% if b.late %}<h2>Late work</h2>
+{% set late = b.late.items()|selectattr("1.days")|list %}
+{% set excused = b.late.items()|selectattr("1.excused")|list %}
+<p>Under the course's late policy (<code>deadlines.toml</code>): {{ late|length }} late
+submission(s), {{ excused|length }} excused. Raw scores stay in the gradebook; exports,
+feedback and this page show both.</p>
+{% if late or excused %}<table><tr><th>student</th><th>days late</th><th>why</th>
+<th>credit</th><th>raw score</th><th>after the policy</th></tr>
+{% for student, l in late + excused %}{% set o = b.outcome(student) %}
+<tr><td>{{ student }}</td><td class="n">{{ l.days }}</td><td>{{ l.basis }}</td>
+<td class="n">{{ "excused" if l.excused else "{:.0%}".format(l.credit) }}</td>
+<td class="n">{{ "%g"|format(o.score) }}</td>
+<td class="n">{{ "" if l.excused else "%g"|format(l.final(o.score)|round(4)) }}</td></tr>
+{% endfor %}</table>{% endif %}{% endif %}
+
 <h2>Graded twice</h2>
 {% set twice = b.outcomes|selectattr("attempts")|list %}
 {% if twice %}<p>Something abnormal happened while these submissions were graded (a kernel
@@ -189,10 +227,13 @@ Where the two attempts disagree, look at what happened.</p>
 {% endfor %}
 
 <h2>Submissions</h2>
-<table><tr><th>student</th><th>score</th><th>seconds</th><th>most likely mistake</th>
-<th>notes</th></tr>
+<table><tr><th>student</th><th>in the LMS</th><th>score</th><th>seconds</th>
+<th>most likely mistake</th><th>notes</th></tr>
 {% for o in b.outcomes %}{% set d = b.diagnoses.get(o.student) %}
-<tr><td>{{ o.student }}</td><td class="n">{{ "%g"|format(o.score) }}</td>
+<tr><td>{{ o.student }}</td><td>{{ b.lms_names.get(o.student, "") }}</td>
+<td class="n">{{ "%g"|format(o.score) }}{% set l = b.late.get(o.student) %}{% if l and \
+l.excused %} (excused){% elif l and l.days %} ({{ "%g"|format(l.final(o.score)|round(4)) }}
+after {{ l.days }} day(s) late){% endif %}</td>
 <td class="n">{{ "%.1f"|format(o.seconds) }}</td>
 <td>{% if d and d.primary %}{{ d.mistakes|map(attribute="description")|join("; ") }}{% endif %}</td>
 <td>{{ o.reasons|join("; ") }}</td></tr>
