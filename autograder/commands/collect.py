@@ -167,7 +167,7 @@ def _files(root: Path, notebooks: dict[str, str]) -> tuple[list[_File], list[Pat
     # An archive often wraps everything in one top folder: look inside it.
     entries = _visible(root)
     if len(entries) == 1 and _is_wrapper(entries[0], notebooks):
-        root, entries = entries[0], _visible(entries[0])
+        entries = _visible(entries[0])
     found: list[_File] = []
     skipped: list[Path] = []
 
@@ -212,8 +212,13 @@ def _identities(files: list[_File], worksheet: moodle.Worksheet | None
                 ) -> dict[str, tuple[list[str], str, str]]:
     """{identity: (keys, name id, LMS number)} of the LMS students among ``files``."""
     wanted: dict[str, tuple[list[str], str, str]] = {}
+    names: dict[str, tuple[str, str]] = {}      # identity -> (name, a file with it)
     for item in files:
         handed = item.handed
+        identity = _identity_of(item, worksheet) if handed.lms != FOLDER else ""
+        if identity and names.setdefault(identity, (handed.name, item.source))[0] != handed.name:
+            raise CollectError(f"nothing was collected: {names[identity][1]} and {item.source} "
+                               f"have one LMS identity ({identity}) and two names")
         if handed.lms == CANVAS:
             key = canvas_key(handed.user)
             wanted[key] = ([key], safe_id(handed.name), handed.user)

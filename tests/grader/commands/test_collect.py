@@ -1,18 +1,24 @@
-"""`collect`: LMS downloads (zip or folder) -> submitted/<student>/<assignment>/."""
+"""`collect`: LMS downloads (zip or folder) -> submitted/<student>/<assignment>/, with who
+each submission is from kept in the roster, and nobody merged or dropped."""
 
 from __future__ import annotations
 
+import json
+import shutil
 import zipfile
+from pathlib import Path
 
 import pytest
 
 from autograder.commands.collect import CollectError, collect, student_id
+from autograder.lms.roster import ROSTER_FILE, Roster
 from tests.conftest import ASSIGNMENT
+
+DATA = Path(__file__).resolve().parents[2] / "data" / "lms"
 
 
 @pytest.mark.parametrize("raw, expected", [
     ("alice", "alice"),
-    ("Jane Doe_1234567_assignsubmission_file_", "jane-doe"),
     ("o'brien/../x", "o-brien-..-x"),
     ("名字", None),
 ])
@@ -32,8 +38,11 @@ def test_collect_from_a_zip_with_lms_names(course, tmp_path):
         zf.writestr(f"all/smithbob_LATE_1_2_{ASSIGNMENT}-1.ipynb", '{"v": 1}')
         zf.writestr(f"all/smithbob_LATE_1_2_{ASSIGNMENT}-2.ipynb", '{"v": 2}')
         zf.writestr("all/readme.txt", "not a submission")
-    collected, skipped = collect(course, archive, ASSIGNMENT)
+    result = collect(course, archive, ASSIGNMENT)
+    collected, skipped = result.collected, result.skipped
     assert sorted(c.student for c in collected) == ["doejane", "smithbob"]
+    assert result.notes == [f"smithbob: kept the resubmission all/smithbob_LATE_1_2_"
+                            f"{ASSIGNMENT}-2.ipynb over all/smithbob_LATE_1_2_{ASSIGNMENT}-1.ipynb"]
     bob = course.submitted / "smithbob" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
     assert bob.read_text() == '{"v": 2}'           # the latest resubmission wins
     assert skipped == ["all/readme.txt"]
@@ -45,9 +54,12 @@ def test_collect_from_folders_per_student(course, tmp_path):
     (download / "Carol Jones_555_assignsubmission_file_" / f"{ASSIGNMENT}.ipynb").write_text("{}")
     (download / "dave" / ASSIGNMENT).mkdir(parents=True)
     (download / "dave" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").write_text("{}")
-    collected, _ = collect(course, download)
+    collected = collect(course, download).collected
     assert {(c.student, c.assignment) for c in collected} == {
         ("carol-jones", ASSIGNMENT), ("dave", ASSIGNMENT)}
+    record = Roster.of(course).submission("carol-jones", ASSIGNMENT)
+    assert (record["lms"], record["user"], record["name"], record["prefix"]) == (
+        "moodle", "555", "Carol Jones", "Carol Jones_555_assignsubmission_file_")
 
 
 def test_collect_refuses_a_zip_slip(course, tmp_path):
@@ -78,13 +90,14 @@ def test_collect_takes_the_chinese_notebook_under_its_released_name(course, tmp_
         zf.writestr(f"all/doejane_12345_67890_{zh}", '{"zh": 1}')
         zf.writestr(f"all/smithbob_1_2_{ASSIGNMENT}.zh_CN-1.ipynb", '{"zh": 1}')
         zf.writestr(f"all/smithbob_1_2_{ASSIGNMENT}.zh_CN-2.ipynb", '{"zh": 2}')
-        zf.writestr(f"all/leeann_1_2_{ASSIGNMENT}.ipynb", '{"en": 1}')
-        zf.writestr(f"all/leeann_1_2_{zh}", '{"zh": 1}')
-    collected, skipped = collect(course, archive, ASSIGNMENT)
+        zf.writestr(f"all/leeann_3_4_{ASSIGNMENT}.ipynb", '{"en": 1}')
+        zf.writestr(f"all/leeann_3_4_{zh}", '{"zh": 1}')
+    result = collect(course, archive, ASSIGNMENT)
+    collected, skipped = result.collected, result.skipped
     assert skipped == []
     assert sorted((c.student, c.source) for c in collected) == [
         ("doejane", f"all/doejane_12345_67890_{zh}"),
-        ("leeann", f"all/leeann_1_2_{ASSIGNMENT}.ipynb"), ("leeann", f"all/leeann_1_2_{zh}"),
+        ("leeann", f"all/leeann_3_4_{ASSIGNMENT}.ipynb"), ("leeann", f"all/leeann_3_4_{zh}"),
         ("smithbob", f"all/smithbob_1_2_{ASSIGNMENT}.zh_CN-2.ipynb")]
     jane = course.submitted / "doejane" / ASSIGNMENT
     assert sorted(p.name for p in jane.iterdir()) == [zh]
@@ -97,3 +110,75 @@ def test_collect_takes_the_chinese_notebook_under_its_released_name(course, tmp_
     (later / "doejane" / f"{ASSIGNMENT}.ipynb").write_text('{"en": 2}')
     collect(course, later, ASSIGNMENT)
     assert sorted(p.name for p in jane.iterdir()) == [f"{ASSIGNMENT}.ipynb"]
+
+
+def _canvas_zip(path: Path, files: dict[str, str]) -> Path:
+    with zipfile.ZipFile(path, "w") as zf:
+        for name, text in files.items():
+            zf.writestr(name, text)
+    return path
+
+
+def test_two_students_of_one_name_stay_two(course, tmp_path):
+    """The bug of issue 33: two John Smiths, one late, were one student and one submission
+    was silently dropped."""
+    archive = _canvas_zip(tmp_path / "download.zip", {
+        f"smithjohn_12345_777_{ASSIGNMENT}.ipynb": '{"who": "john A"}',
+        f"smithjohn_LATE_67890_778_{ASSIGNMENT}.ipynb": '{"who": "john B"}'})
+    result = collect(course, archive, ASSIGNMENT)
+    assert sorted(c.student for c in result.collected) == ["smithjohn-12345", "smithjohn-67890"]
+    assert len(result.notes) == 2 and all("smithjohn" in note for note in result.notes)
+    for student, who in (("smithjohn-12345", "john A"), ("smithjohn-67890", "john B")):
+        text = (course.submitted / student / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").read_text()
+        assert json.loads(text) == {"who": who}
+    roster = json.loads((course.root / ROSTER_FILE).read_text())
+    late = roster["submissions"]["smithjohn-67890"][ASSIGNMENT]
+    assert (late["lms"], late["user"], late["late"], late["attachment"], late["prefix"]) == (
+        "canvas", "67890", True, "778", "smithjohn_LATE_67890_778_")
+    assert late["files"] == {ASSIGNMENT: f"smithjohn_LATE_67890_778_{ASSIGNMENT}.ipynb"}
+    assert roster["students"]["smithjohn-12345"]["keys"] == ["canvas:12345"]
+
+    # The next week's download names them the same, in any order.
+    again = _canvas_zip(tmp_path / "again.zip", {
+        f"smithjohn_LATE_67890_901_{ASSIGNMENT}.ipynb": '{"who": "john B, again"}'})
+    assert [c.student for c in collect(course, again, ASSIGNMENT).collected] == \
+        ["smithjohn-67890"]
+
+
+def test_a_collect_that_would_merge_changes_nothing(course, tmp_path):
+    archive = _canvas_zip(tmp_path / "download.zip", {
+        f"doejane_23456_779_{ASSIGNMENT}.ipynb": "{}",
+        f"doejane_23456_780_{ASSIGNMENT}.ipynb": '{"other": 1}',       # same person, same name
+        f"leeann_34567_781_{ASSIGNMENT}.ipynb": "{}"})
+    with pytest.raises(CollectError, match=f"doejane_23456_779_{ASSIGNMENT}.ipynb and "
+                                           f"doejane_23456_780_{ASSIGNMENT}.ipynb"):
+        collect(course, archive, ASSIGNMENT)
+    assert not course.submitted.exists() and not (course.root / ROSTER_FILE).exists()
+    one_id_two_names = _canvas_zip(tmp_path / "odd.zip", {
+        f"doejane_23456_779_{ASSIGNMENT}.ipynb": "{}",
+        f"leeann_23456_781_{ASSIGNMENT}.zh_CN.ipynb": "{}"})
+    with pytest.raises(CollectError, match="one LMS identity \\(canvas:23456\\) and two names"):
+        collect(course, one_id_two_names, ASSIGNMENT)
+    assert not course.submitted.exists()
+
+
+def test_moodle_worksheet_gives_addresses_times_and_ids(course, tmp_path):
+    download = tmp_path / "moodle"
+    for number in ("201", "202"):
+        folder = download / f"李伟_{number}_assignsubmission_file"
+        folder.mkdir(parents=True)
+        (folder / f"{ASSIGNMENT}.ipynb").write_text(f'{{"p": {number}}}')
+    worksheet = tmp_path / "worksheet.csv"
+    shutil.copyfile(DATA / "moodle-worksheet-zh.csv", worksheet)
+    result = collect(course, download, ASSIGNMENT, worksheet)
+    assert sorted(c.student for c in result.collected) == ["li.wei", "li.wei.2"]
+    roster = Roster.of(course)
+    assert roster.students["li.wei.2"]["email"] == "li.wei.2@univ.example.cn"
+    assert roster.students["li.wei.2"]["name"] == "李伟"
+    assert sorted(roster.students["li.wei.2"]["keys"]) == [
+        f"email:li.wei.2@univ.example.cn", f"moodle:{ASSIGNMENT}:202"]
+    assert roster.submission("li.wei.2", ASSIGNMENT)["submitted_at"] == "2026-10-07T01:45:00"
+    broken = tmp_path / "broken.csv"
+    broken.write_text("Identifier,Grade\nnobody,1\n")
+    with pytest.raises(CollectError, match="line 1: no Last modified"):
+        collect(course, download, ASSIGNMENT, broken)
