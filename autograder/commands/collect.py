@@ -38,7 +38,6 @@ import shutil
 import tempfile
 import zipfile
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 
 from ..course import Course
@@ -55,6 +54,7 @@ from ..lms.handed_in import (
 )
 from ..lms.roster import Roster, canvas_key, email_key, moodle_key, safe_id
 from ..lms.table import LmsFileError
+from .lateness import nbgrader_timestamp
 
 _RESUBMISSION = re.compile(r"^(?P<stem>.+?)-(?P<n>\d+)$")
 
@@ -149,16 +149,15 @@ def _is_wrapper(entry: Path, notebooks: dict[str, str]) -> bool:
 
 
 def _timestamp(path: Path) -> str:
-    """nbgrader's ``timestamp.txt`` beside a notebook, as ISO 8601 ("" if none)."""
+    """nbgrader's ``timestamp.txt`` beside a notebook (or its assignment folder), as ISO 8601
+    ("" if none)."""
     for folder in (path.parent, path.parent.parent):
-        stamp = folder / NBGRADER_TIMESTAMP
-        if stamp.is_file():
-            text = stamp.read_text(errors="replace").strip()
-            try:
-                return datetime.fromisoformat(text.replace(" ", "T", 1)).isoformat()
-            except ValueError as error:
-                raise CollectError(f"{stamp}: not a time nbgrader writes ({text[:40]!r})"
-                                   ) from error
+        try:
+            stamp = nbgrader_timestamp(folder / NBGRADER_TIMESTAMP)
+        except ValueError as error:
+            raise CollectError(f"{error}; nothing was collected") from error
+        if stamp:
+            return stamp
     return ""
 
 
@@ -335,6 +334,9 @@ def collect(course: Course, path: str | Path, assignment: str | None = None,
             _forget_other_languages(target, {n for s, a, n in plan
                                              if (s, a) == (student, assignment_id)})
             shutil.copyfile(item.path, target)
+            if item.handed.lms == FOLDER and item.handed.submitted_at:
+                (target.parent / NBGRADER_TIMESTAMP).write_text(
+                    item.handed.submitted_at.replace("T", " ", 1))   # as nbgrader keeps it
             result.collected.append(Collected(student, assignment_id, item.source))
             if item.handed.lms != FOLDER:
                 identity = _identity_of(item, worksheet)

@@ -8,7 +8,10 @@ all ask :func:`lateness_of`.
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC
+from pathlib import Path
+
+from nbgrader.utils import parse_utc
 
 from ..course import Course
 from ..lms.deadlines import Deadlines, Lateness
@@ -16,14 +19,24 @@ from ..lms.handed_in import NBGRADER_TIMESTAMP
 from ..lms.roster import Roster
 
 
-def _timestamp(course: Course, student: str, assignment: str) -> str:
-    stamp = course.submitted / student / assignment / NBGRADER_TIMESTAMP
+def nbgrader_timestamp(stamp: Path) -> str:
+    """nbgrader's ``timestamp.txt`` (``2026-10-05 15:10:00.123456 UTC``, or any time its
+    ``parse_utc`` reads) as ISO 8601 in UTC; "" if there is none. Raises ValueError on a
+    file that holds no time."""
     if not stamp.is_file():
         return ""
+    text = stamp.read_text(errors="replace").strip()
     try:
-        return datetime.fromisoformat(stamp.read_text().strip().replace(" ", "T", 1)).isoformat()
+        return parse_utc(text).replace(tzinfo=UTC).isoformat()
+    except (ValueError, OverflowError, TypeError) as error:
+        raise ValueError(f"{stamp}: not a time nbgrader writes ({text[:40]!r})") from error
+
+
+def _timestamp(course: Course, student: str, assignment: str) -> str:
+    try:
+        return nbgrader_timestamp(course.submitted / student / assignment / NBGRADER_TIMESTAMP)
     except ValueError:
-        return ""
+        return ""      # collect refused such a file; one written by hand counts as none
 
 
 def lateness_of(course: Course, deadlines: Deadlines, roster: Roster, student: str,

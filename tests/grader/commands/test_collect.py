@@ -182,3 +182,25 @@ def test_moodle_worksheet_gives_addresses_times_and_ids(course, tmp_path):
     broken.write_text("Identifier,Grade\nnobody,1\n")
     with pytest.raises(CollectError, match="line 1: no Last modified"):
         collect(course, download, ASSIGNMENT, broken)
+
+
+def test_nbgrader_timestamps_are_kept_and_read_by_the_policy(course, tmp_path):
+    from autograder.commands.lateness import lateness_of
+    from autograder.lms.deadlines import parse
+
+    download = tmp_path / "exchange"
+    folder = download / "alice" / ASSIGNMENT
+    folder.mkdir(parents=True)
+    (folder / f"{ASSIGNMENT}.ipynb").write_text("{}")
+    (folder / "timestamp.txt").write_text("2026-10-06 03:00:00.000000 UTC")   # as nbgrader
+    collect(course, download, ASSIGNMENT)
+    kept = course.submitted / "alice" / ASSIGNMENT / "timestamp.txt"
+    assert kept.read_text() == "2026-10-06 03:00:00+00:00"
+    deadlines = parse(f'timezone = "Asia/Shanghai"\n[policies]\np = {{ per_day = 0.25 }}\n'
+                      f'[assignments.{ASSIGNMENT}]\ndue = 2026-10-05T23:59:00\npolicy = "p"\n')
+    late = lateness_of(course, deadlines, Roster.of(course), "alice", ASSIGNMENT)
+    assert (late.days, late.credit) == (1, 0.75)          # 11 hours after 15:59 UTC
+
+    (folder / "timestamp.txt").write_text("yesterday, I think")
+    with pytest.raises(CollectError, match="not a time nbgrader writes"):
+        collect(course, download, ASSIGNMENT)
