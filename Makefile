@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 JOBS   ?= 2
 
-.PHONY: help setup sandbox-tools browser-tools postgres-tools book pdf translations release validate formgrader lint test test-full test-browser security-report bench clean
+.PHONY: lms-tools help setup sandbox-tools browser-tools postgres-tools book pdf translations release validate formgrader lint test test-full test-browser security-report bench clean
 
 help:
 	@echo "make book      build the website into _build/html, in English and in Chinese (_build/html/zh)"
@@ -114,12 +114,21 @@ FORMGRADER_PORT ?= 8888
 formgrader: $(STAMP)
 	cd $(COURSE_ROOT) && $(abspath $(BIN))/python -m autograder.formgrader --port=$(FORMGRADER_PORT) $(if $(filter 0,$(shell id -u)),--allow-root)
 
+# tests/grader/commands/test_lms_round_trip.py reads the files written for Canvas and Moodle
+# again with the parsers their importers use: Ruby's CSV library and PHP's fgetcsv (Debian).
+lms-tools:
+	@command -v ruby >/dev/null && command -v php >/dev/null || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    apt-get -o DPkg::Lock::Timeout=600 update -qq && \
+	    apt-get -o DPkg::Lock::Timeout=600 install -y -qq ruby php-cli >/dev/null; \
+	  else echo "The LMS tests need Ruby and PHP: sudo apt-get install ruby php-cli"; exit 1; fi; }
+
 # ruff, then the grader's layers (import-linter's contracts in pyproject.toml).
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
 
-test: lint sandbox-tools browser-tools postgres-tools
+test: lint sandbox-tools browser-tools postgres-tools lms-tools
 	$(BIN)/python -m pytest -n $(JOBS) --dist loadgroup -m "not full" --durations=20
 
 # Every catalogued and independent implementation of every assignment through the real

@@ -176,7 +176,7 @@ def test_moodle_worksheet_gives_addresses_times_and_ids(course, tmp_path):
     assert roster.students["li.wei.2"]["email"] == "li.wei.2@univ.example.cn"
     assert roster.students["li.wei.2"]["name"] == "李伟"
     assert sorted(roster.students["li.wei.2"]["keys"]) == [
-        f"email:li.wei.2@univ.example.cn", f"moodle:{ASSIGNMENT}:202"]
+        "email:li.wei.2@univ.example.cn", f"moodle:{ASSIGNMENT}:202"]
     assert roster.submission("li.wei.2", ASSIGNMENT)["submitted_at"] == "2026-10-07T01:45:00"
     broken = tmp_path / "broken.csv"
     broken.write_text("Identifier,Grade\nnobody,1\n")

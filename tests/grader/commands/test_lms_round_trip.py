@@ -249,3 +249,88 @@ def test_a_malformed_lms_file_is_refused_whole(round_trip, tmp_path):
     refused = run_cli(course, "export", "--canvas", str(broken), "--output", str(target))
     assert refused.returncode == 2 and "line 5: 12 cells where the header has 13" in refused.stderr
     assert "nothing was written" in refused.stderr and not target.exists()
+
+
+# ------------------------------------------------------------------- read by the LMSs' parsers
+# The files are read again by Ruby's CSV library (Canvas's importer is Ruby) and PHP's
+# fgetcsv (Moodle's), with the steps of the LMSs' importers around them
+# (tests/grader/lms/peers/): what those parsers read is what the grader meant to send.
+
+PEERS = Path(__file__).resolve().parents[1] / "lms" / "peers"
+MOODLE_ZH = {"delimiter": ",", "gradenoun": "成绩", "recordid": "标识符",
+             "lastmodifiedgrade": "上次修改（评分）", "hiddenuser": "参与人",
+             "feedback": "反馈意见"}
+
+
+def peer(program: str, *args: str) -> dict:
+    import subprocess
+
+    interpreter = shutil.which(program)
+    if interpreter is None:
+        pytest.fail(f"{program} is needed to read the LMS files as the LMS does: make lms-tools")
+    script = PEERS / ("canvas_import.rb" if program == "ruby" else "moodle_import.php")
+    done = subprocess.run([interpreter, str(script), *args], capture_output=True, text=True,
+                          timeout=60, check=True)
+    result = json.loads(done.stdout)
+    assert "error" not in result, result
+    return result
+
+
+def test_canvas_reads_the_gradebook_and_the_zip_as_meant(round_trip, tmp_path):
+    course, out, _, _, _, scores = round_trip
+    before = peer("ruby", "gradebook", str(DATA / "canvas-gradebook.csv"))
+    after = peer("ruby", "gradebook", str(out / "canvas-gradebook.csv"))
+    assert after["assignments"] == before["assignments"] == [
+        ["Attention scoring", "4411"], ["Reading response", "4412"]]
+    column = "Attention scoring|4411"
+    late = scores["smithjohn-67890"][ASSIGNMENT]["late"]["final_score"]
+    assert after["students"]["12345"][column] == "14"
+    assert float(after["students"]["67890"][column]) == pytest.approx(late)
+    assert after["students"]["23456"][column] == "EX"
+    for user, cells in after["students"].items():       # nothing else changes on import
+        assert {k: v for k, v in cells.items() if k != column or user not in
+                {"12345", "67890", "23456"}} == \
+            {k: v for k, v in before["students"][user].items() if k != column or user not in
+             {"12345", "67890", "23456"}}
+    with zipfile.ZipFile(out / "canvas.zip") as zf:
+        names = zf.namelist()
+    (tmp_path / "names.json").write_text(json.dumps(names))
+    targets = peer("ruby", "reupload", str(tmp_path / "names.json"))["files"]
+    roster = json.loads((course.root / "lms-roster.json").read_text())["submissions"]
+    expected = {(roster[s][ASSIGNMENT]["user"], roster[s][ASSIGNMENT]["attachment"])
+                for s in ("smithjohn-12345", "smithjohn-67890", "doejane")}
+    assert {tuple(t) for t in targets.values()} == expected
+
+
+def test_canvas_reads_a_new_column_in_a_semicolon_file(tmp_path):
+    from autograder.lms import canvas
+    from autograder.lms.table import read_table
+
+    table = read_table(DATA / "canvas-gradebook-semicolons.csv", "x")
+    canvas.fill(table, "multihead-attention", {"12345": "7.25", "67890": "12"}, 18.0)
+    table.write(tmp_path / "out.csv")
+    read = peer("ruby", "gradebook", str(tmp_path / "out.csv"))
+    assert read["assignments"][-1] == ["multihead-attention", None]     # a new assignment
+    assert read["points"]["multihead-attention|"] == "18"
+    assert read["students"]["12345"]["multihead-attention|"] == "7.25"
+    assert read["students"]["12345"]["Reading response|4412"] == "4.50"   # 4,50: decimal comma
+
+
+def test_moodle_reads_the_worksheet_and_the_zip_as_meant(round_trip, tmp_path):
+    _, out, _, _, _, scores = round_trip
+    strings = tmp_path / "strings.json"
+    strings.write_text(json.dumps(MOODLE_ZH, ensure_ascii=False))
+    rows = peer("php", "worksheet", str(out / "moodle-worksheet.csv"), str(strings))["rows"]
+    original = peer("php", "worksheet", str(DATA / "moodle-worksheet-zh.csv"), str(strings))
+    assert set(rows) == {"201", "202", "203"}
+    assert rows["201"]["grade"] == "14"
+    late = scores["li.wei.2"][ASSIGNMENT]["late"]
+    assert float(rows["202"]["grade"]) == pytest.approx(late["final_score"])
+    assert "late by 2 days" in rows["202"]["feedback"]
+    assert rows["203"] == original["rows"]["203"]
+    assert {r["modified"] for r in rows.values()} == {"-"}   # Moodle's stale-grade check intact
+    with zipfile.ZipFile(out / "moodle.zip") as zf:
+        names = zf.namelist()
+    (tmp_path / "names.json").write_text(json.dumps(names, ensure_ascii=False))
+    files = peer("php", "zip", str(tmp_path / "names.json"))["files"]
+    assert set(files.values()) == set(MOODLE) and len(files) == 4    # page + notebook each
