@@ -161,17 +161,26 @@ def _timestamp(path: Path) -> str:
     return ""
 
 
-def _files(root: Path, notebooks: dict[str, str]) -> tuple[list[_File], list[Path]]:
-    """Every handed-in notebook under ``root``, with whom the LMS says it is from."""
+def _files(root: Path, notebooks: dict[str, str]
+           ) -> tuple[list[_File], list[Path], list[str]]:
+    """Every handed-in notebook under ``root``, with whom the LMS says it is from; the files
+    that are not; notes. A student of an LMS who renamed the one notebook of the one
+    assignment collected (``attention-scoring (1).ipynb``, ``Copy of …``) and handed in no
+    notebook under its name is not lost: the renamed file is taken, and a note says so."""
     # An archive often wraps everything in one top folder: look inside it.
     entries = _visible(root)
     if len(entries) == 1 and _is_wrapper(entries[0], notebooks):
         entries = _visible(entries[0])
     found: list[_File] = []
     skipped: list[Path] = []
+    renamed: list[tuple[HandedIn, Path]] = []
+    english = {split_name(name)[0]: assignment for name, assignment in notebooks.items()}
 
     def add(handed: HandedIn, path: Path) -> None:
         match = _notebook_match(path.name, notebooks)
+        if match is None and handed.lms != FOLDER and len(english) == 1:
+            renamed.append((handed, path))
+            return
         if match is None:
             skipped.append(path)
             return
@@ -204,7 +213,17 @@ def _files(root: Path, notebooks: dict[str, str]) -> tuple[list[_File], list[Pat
                     add(HandedIn(FOLDER, student_id(entry.name), entry.name, path.name), path)
         else:
             skipped.append(entry)
-    return found, skipped
+    notes = []
+    for handed, path in renamed:
+        (notebook, assignment), = english.items()
+        if any(f.handed.identity == handed.identity for f in found) or \
+                sum(h.identity == handed.identity for h, _ in renamed) > 1:
+            skipped.append(path)      # the notebook under its name too, or several: unclear
+            continue
+        found.append(_File(handed, assignment, notebook, -1, path, str(path.relative_to(root))))
+        notes.append(f"{path.relative_to(root)}: not named as the notebook, but the only "
+                     f"notebook this student handed in: collected as {notebook}.ipynb")
+    return found, skipped, notes
 
 
 def _identities(files: list[_File], worksheet: moodle.Worksheet | None
@@ -320,13 +339,13 @@ def collect(course: Course, path: str | Path, assignment: str | None = None,
         if path.is_file():
             root = Path(scratch)
             _extract(path, root)
-        files, skipped = _files(root, notebooks)
+        files, skipped, renaming = _files(root, notebooks)
         folders = {f.handed.user for f in files if f.handed.lms == FOLDER}
         existing = {p.name for p in course.submitted.iterdir()} if course.submitted.is_dir() \
             else set()
         ids, notes = roster.allocate(_identities(files, worksheet), folders | existing)
         plan, resubmitted = _plan(files, ids, worksheet)
-        result = Collection(notes=notes + resubmitted,
+        result = Collection(notes=notes + renaming + resubmitted,
                             skipped=[str(p.relative_to(root)) for p in skipped])
         for (student, assignment_id, notebook), item in sorted(plan.items()):
             target = course.submitted / student / assignment_id / f"{notebook}.ipynb"

@@ -204,3 +204,19 @@ def test_nbgrader_timestamps_are_kept_and_read_by_the_policy(course, tmp_path):
     (folder / "timestamp.txt").write_text("yesterday, I think")
     with pytest.raises(CollectError, match="not a time nbgrader writes"):
         collect(course, download, ASSIGNMENT)
+
+
+def test_a_renamed_notebook_from_an_lms_is_not_lost(course, tmp_path):
+    archive = _canvas_zip(tmp_path / "download.zip", {
+        "doejane_23456_779_Copy of attention-scoring (1).ipynb": '{"jane": 1}',
+        f"leeann_34567_781_{ASSIGNMENT}.ipynb": '{"ann": 1}',
+        "leeann_34567_782_scratch.ipynb": '{"ann": "scratch"}',       # beside the real one
+        "kimbo_45678_783_a.ipynb": "{}", "kimbo_45678_784_b.ipynb": "{}"})   # which one?
+    result = collect(course, archive, ASSIGNMENT)
+    assert sorted(c.student for c in result.collected) == ["doejane", "leeann"]
+    jane = course.submitted / "doejane" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+    assert json.loads(jane.read_text()) == {"jane": 1}
+    assert any("Copy of attention-scoring (1).ipynb: not named as the notebook" in note
+               for note in result.notes)
+    assert sorted(result.skipped) == ["kimbo_45678_783_a.ipynb", "kimbo_45678_784_b.ipynb",
+                                      "leeann_34567_782_scratch.ipynb"]
