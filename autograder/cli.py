@@ -20,8 +20,14 @@ from .course.runtime import put_interpreter_on_path
 # seconds to import, and `grade` starts its fork server first, to import them meanwhile.
 
 
+def _exchange(args: argparse.Namespace):
+    from .course.exchange import Exchange
+
+    return Exchange.named(args.exchange, args.course_id)
+
+
 def _release(course: Course, args: argparse.Namespace) -> int:
-    from .commands.release import release
+    from .commands.release import publish, release
     from .commands.translation import MissingTranslation
 
     try:
@@ -31,6 +37,27 @@ def _release(course: Course, args: argparse.Namespace) -> int:
         return 2
     for name in names:
         print(f"released {name} -> {course.release / name} (checked: no solution, no hidden test)")
+    exchange = _exchange(args)
+    if exchange is not None:
+        for name in names:
+            publish(course, exchange, name)
+            print(f"published {name} to {exchange.outbound / name}: students can fetch it")
+    return 0
+
+
+def _serve(course: Course, args: argparse.Namespace) -> int:
+    from .commands.serve import serve
+
+    exchange = _exchange(args)
+    if exchange is None:
+        print("serve: name nbgrader's exchange (--exchange ROOT, or $AUTOGRADER_EXCHANGE)",
+              file=sys.stderr)
+        return 2
+    assignments = args.assignments or course.assignments()
+    print(f"serving {', '.join(assignments)} from {exchange.inbound}", flush=True)
+    serve(course, exchange, assignments, jobs=args.jobs, timeout=args.timeout,
+          interval=args.interval, once=args.once,
+          report=lambda line: print(line, flush=True))
     return 0
 
 
@@ -184,6 +211,10 @@ def parser() -> argparse.ArgumentParser:
     top.add_argument("--db", default=os.environ.get("AUTOGRADER_DB"),
                      help="the gradebook's database URL, e.g. postgresql://host/course "
                           "(default: $AUTOGRADER_DB, else gradebook.db in the course)")
+    top.add_argument("--exchange", help="nbgrader's exchange on a JupyterHub: release publishes "
+                     "there, serve takes submissions from it (default: $AUTOGRADER_EXCHANGE)")
+    top.add_argument("--course-id", help="the course's id in the exchange (default: "
+                     "$AUTOGRADER_COURSE_ID, else attention-nlp)")
     sub = top.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("release", help="solutions/ -> exercises/, then check the release")
@@ -211,6 +242,16 @@ def parser() -> argparse.ArgumentParser:
                            help="grade again submissions already graded as they are")
             p.add_argument("--scheduler", help="address of an existing Dask scheduler "
                            "(default: a local cluster of --jobs workers)")
+
+    p = sub.add_parser("serve", help="on a JupyterHub: grade submissions as they arrive in "
+                       "nbgrader's exchange and release each student's feedback")
+    p.add_argument("assignments", nargs="*")
+    p.add_argument("--jobs", type=int, default=2, help="submissions graded at once")
+    p.add_argument("--timeout", type=int, default=DEFAULT_TIMEOUT,
+                   help="seconds each notebook may run (one cell: a quarter of it)")
+    p.add_argument("--interval", type=float, default=5.0, help="seconds between rounds")
+    p.add_argument("--once", action="store_true", help="one round, then stop")
+    p.set_defaults(run=_serve)
 
     p = sub.add_parser("feedback", help="HTML feedback per student, hidden tests hidden")
     p.add_argument("assignments", nargs="*")

@@ -161,44 +161,57 @@ def _hints(course: Course, outcome: Outcome, cache: dict) -> list[str]:
     return [m.hint for m in diagnose(outcome, cache[outcome.assignment]).mistakes]
 
 
+# nbgrader's record of a submission from its exchange, which its release_feedback reads.
+EXCHANGE_RECORDS = ("timestamp.txt", "submission_secret.txt")
+
+
 def _keep_only(target: Path, pages: set[str], released: Path) -> None:
     """Remove from the feedback folder ``target`` every file that is neither one of
-    ``pages`` nor a file the assignment's release (``released``) holds: what nbgrader
-    copied there of the student's own files (an HTML or SVG file could run a script if
-    opened)."""
+    ``pages``, nor a file the assignment's release (``released``) holds, nor nbgrader's
+    record of the submission (:data:`EXCHANGE_RECORDS`): what nbgrader copied there of the
+    student's own files (an HTML or SVG file could run a script if opened)."""
     for path in sorted(target.rglob("*"), reverse=True):
         relative = path.relative_to(target)
         if path.is_dir() and not path.is_symlink():
             if not any(path.iterdir()):
                 path.rmdir()
-        elif str(relative) not in pages and (path.suffix == ".ipynb"
-                                             or not (released / relative).is_file()):
+        elif str(relative) not in pages and str(relative) not in EXCHANGE_RECORDS and (
+                path.suffix == ".ipynb" or not (released / relative).is_file()):
             path.unlink()
 
 
-def _annotate(course: Course, api, assignment: str, students: list[str]) -> None:
-    """nbgrader's annotated notebooks of ``assignment`` for every student, in one run of
-    its ``generate_feedback`` (for every student at once: it finds their ids from the
-    folders, where asking for one student would strip whitespace around the id). Each
-    student's old annotated notebooks go first, so what exists afterwards was rendered now."""
+def _annotate(course: Course, api, assignment: str, students: list[str], every: bool) -> None:
+    """nbgrader's annotated notebooks of ``assignment`` for ``students``: for every student,
+    in one run of its ``generate_feedback`` (``every``: it finds their ids from the folders,
+    where asking for one student would strip whitespace around the id), or student by
+    student (a few new submissions, on a hub). Each student's old annotated notebooks go
+    first, so what exists afterwards was rendered now."""
     for student in students:
         for notebook in course.notebook_names(assignment):
             (course.feedback / student / assignment / f"{notebook}.html").unlink(missing_ok=True)
-    api.generate_feedback(assignment, force=True)
+    if every or any(student != student.strip() for student in students):
+        api.generate_feedback(assignment, force=True)
+    else:
+        for student in students:
+            api.generate_feedback(assignment, student, force=True)
 
 
-def feedback(course: Course, assignments: list[str] | None = None) -> list[Path]:
-    """Write feedback for every graded submission of ``assignments``; return the pages."""
+def feedback(course: Course, assignments: list[str] | None = None,
+             students: list[str] | None = None) -> list[Path]:
+    """Write feedback for every graded submission of ``assignments`` (of ``students`` only,
+    if given); return the pages."""
     wanted = set(assignments or course.assignments())
     reports = [r for r in sorted(course.autograded.glob(f"*/*/{OUTCOME_FILE}"))
-               if r.parent.name in wanted]
+               if r.parent.name in wanted
+               and (students is None or r.parent.parent.name in students)]
     api = settings.api(course)
     pages, mistakes = [], {}
     policy, roster = deadlines.load(course), Roster.of(course)
     for assignment in sorted({report.parent.name for report in reports}):
         mathjax.install(course.feedback / "_static")
         _annotate(course, api, assignment,
-                  [r.parent.parent.name for r in reports if r.parent.name == assignment])
+                  [r.parent.parent.name for r in reports if r.parent.name == assignment],
+                  every=students is None)
     for report in reports:
         student, assignment = report.parent.parent.name, report.parent.name
         with Gradebook(course.db_url) as gb:
@@ -218,6 +231,32 @@ def feedback(course: Course, assignments: list[str] | None = None) -> list[Path]
                    course.release / assignment)
         pages.append(page)
     return pages
+
+
+_SUMMARY_STYLE = "\n".join([
+    "<style>",
+    ".autograder-summary { font-family: system-ui, sans-serif; max-width: 60rem;"
+    " margin: 1rem auto 2rem; padding: 0 1rem 1rem; border-bottom: 2px solid #ccc; }",
+    ".autograder-summary table { border-collapse: collapse; width: 100%; }",
+    ".autograder-summary td, .autograder-summary th { border: 1px solid #ccc; padding: .4rem; }",
+    ".autograder-summary th { background: #f3f3f3; text-align: left; }",
+    ".autograder-summary pre { white-space: pre-wrap; margin: 0; }",
+    *(f".autograder-summary .{status.replace(' ', '-')} {{ color: {colour}; }}"
+      for status, colour in STATUS_COLOURS.items()),
+    "</style>"])
+
+
+def with_summary(annotated: str, summary: str) -> str:
+    """An annotated notebook page with the feedback summary on top, as one page: what a
+    student fetches through nbgrader's exchange, where each notebook gets one file. Both
+    pages are the course's own (:func:`render_summary`, the course's exporter): the
+    summary's body is moved in whole, its style scoped to it."""
+    body = summary[summary.index("<body>") + len("<body>"):summary.rindex("</body>")]
+    head_end = annotated.index("</head>")
+    annotated = annotated[:head_end] + _SUMMARY_STYLE + annotated[head_end:]
+    opening = annotated.index(">", annotated.index("<body")) + 1
+    return (annotated[:opening] + '<section class="autograder-summary">' + body
+            + "</section>" + annotated[opening:])
 
 
 @dataclass

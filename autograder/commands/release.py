@@ -10,6 +10,7 @@ import nbformat
 
 from ..course import Course
 from ..course.catalogues import translated_entries
+from ..course.exchange import Exchange
 from ..course.files import MARKERS, REGION, SUITE_FILE
 from ..course.languages import METADATA_KEY, TRANSLATIONS, catalogue_path, translated_name
 from ..submission import settings
@@ -223,3 +224,13 @@ def release(course: Course, assignments: list[str] | None = None) -> list[str]:
         write_translations(course, assignment)
         check_release(course, assignment)
     return names
+
+
+def publish(course: Course, exchange: Exchange, assignment: str) -> None:
+    """Publish a released assignment to nbgrader's exchange (its ``release_assignment``),
+    where students' Assignment List fetches it: ``exercises/<assignment>/``, English and
+    translated notebooks, as ``release`` checked it."""
+    result = settings.api(course, extra=settings.exchange_config(exchange)).release_assignment(
+        assignment)
+    if not result["success"]:
+        raise RuntimeError(f"nbgrader could not publish {assignment}: {result['error']}")

@@ -24,6 +24,7 @@ from traitlets.config import Config
 
 from ..course import Course
 from ..course.defaults import DEFAULT_TIMEOUT
+from ..course.exchange import Exchange
 from ..course.files import HELPERS_FILE, SUITE_FILE
 from ..course.paths import RELEASE_DIR, SOURCE_DIR
 from ..course.runtime import put_interpreter_on_path
@@ -165,6 +166,14 @@ def events_file(logs: Path) -> Path:
 def verdicts_file(logs: Path) -> Path:
     """Where the judge logs every failing hidden case."""
     return logs / "hidden-verdicts.jsonl"
+
+
+def exchange_config(exchange: Exchange) -> Config:
+    """nbgrader's settings of the course's place in its exchange."""
+    c = Config()
+    c.Exchange.root = str(exchange.root)
+    c.CourseDirectory.course_id = exchange.course_id
+    return c
 
 
 def api(course: Course, timeout: int = DEFAULT_TIMEOUT, extra: Config | None = None

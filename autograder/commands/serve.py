@@ -1,0 +1,236 @@
+"""`serve`: graded on arrival — submissions taken from nbgrader's exchange, graded, and
+their feedback released to each student, round after round.
+
+On a JupyterHub, students fetch an assignment and submit it from JupyterLab's Assignment
+List, through nbgrader's filesystem exchange (:mod:`autograder.course.exchange`). Each
+round of :func:`serve_round`:
+
+1. finds, in ``inbound/``, each student's latest submission of the served assignments
+   (:func:`arrivals`). The folder's name is the student's own claim, so it is checked
+   against the folder's owner (nbgrader's own ``collect`` only warns when they differ, so
+   a student could hand in as another); a folder owned by someone else is refused, and
+   named in the round's result. The submission time is when the folder last changed on
+   the exchange's file system (its ctime, which no user can set), not the time its name
+   or ``timestamp.txt`` claims;
+2. copies each new one into ``submitted/<student>/<assignment>/`` (:func:`take`): regular
+   files only (a symbolic link could point at another student's work), within
+   :data:`MAX_BYTES`; nbgrader's ``timestamp.txt`` is written with the arrival time, and
+   ``submission_secret.txt`` is kept, as nbgrader's release of feedback needs it;
+3. grades what is new with the same pipeline and gradebook as ``grade`` (sandboxed, one
+   writer, resumable: a round stopped half-way grades the rest in the next, and nothing
+   already recorded is graded again);
+4. writes the feedback of each student graded and releases it through the exchange
+   (:func:`release`): one page per notebook, the summary (score, hints, late policy) on
+   top of the annotated notebook, under the hash of nbgrader's ``notebook_hash``, which
+   only that student's copy of the submission can compute. The student's Assignment List
+   fetches it.
+
+``python -m autograder serve`` runs rounds until it is stopped (SIGTERM or SIGINT ends it
+after the round under way, and ``--once`` after one round).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pwd
+import shutil
+import signal
+import stat
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from nbgrader.utils import notebook_hash
+
+from ..course import Course, Outcome
+from ..course.defaults import DEFAULT_TIMEOUT
+from ..course.exchange import Exchange, InboundName
+from .feedback import EXCHANGE_RECORDS, feedback, with_summary
+from .grade import grade
+
+MAX_BYTES = 50 * 2**20               # what one submission may weigh
+ARRIVAL_FILE = ".exchange-arrival.json"   # in submitted/<student>/<assignment>/
+TIMESTAMP_FORMAT = "%Y-%m-%d %H:%M:%S.%f %Z"   # nbgrader's
+FEEDBACK_FOLDER_MODE = 0o711         # as nbgrader's release_feedback makes it: no listing
+
+
+@dataclass(frozen=True)
+class Arrival:
+    """A student's latest submission of an assignment in the exchange."""
+
+    student: str
+    assignment: str
+    folder: Path
+    arrived: datetime        # UTC: when the folder last changed (its ctime)
+
+    def record(self) -> dict:
+        return {"folder": self.folder.name, "arrived": self.arrived.isoformat()}
+
+
+@dataclass
+class Round:
+    """What one round did."""
+
+    collected: list[Arrival] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)       # folders not taken, and why
+    graded: list[Outcome] = field(default_factory=list)
+    released: list[tuple[str, str]] = field(default_factory=list)   # (student, assignment)
+
+
+def _owner(path: Path) -> str:
+    try:
+        return pwd.getpwuid(path.lstat().st_uid).pw_name
+    except KeyError:
+        return f"uid {path.lstat().st_uid}"
+
+
+def arrivals(exchange: Exchange, assignments: list[str]) -> tuple[list[Arrival], list[str]]:
+    """The latest submission of each student and served assignment in ``inbound/``, and the
+    folders refused (another user's name on it, not a folder)."""
+    latest: dict[tuple[str, str], Arrival] = {}
+    refused = []
+    if not exchange.inbound.is_dir():
+        return [], []
+    for folder in sorted(exchange.inbound.iterdir()):
+        name = InboundName.parse(folder.name)
+        if name is None or name.assignment not in assignments:
+            continue
+        if folder.is_symlink() or not folder.is_dir():
+            refused.append(f"{folder.name}: not a folder")
+            continue
+        owner = _owner(folder)
+        if owner != name.student:
+            refused.append(f"{folder.name}: handed in by {owner}, not by {name.student}")
+            continue
+        arrived = datetime.fromtimestamp(folder.lstat().st_ctime, UTC)
+        arrival = Arrival(name.student, name.assignment, folder, arrived)
+        key = (name.student, name.assignment)
+        if key not in latest or arrived > latest[key].arrived:
+            latest[key] = arrival
+    return sorted(latest.values(), key=lambda a: a.arrived), refused
+
+
+def _regular_files(folder: Path) -> list[Path] | str:
+    """The regular files under ``folder`` (relative), or why the folder is refused."""
+    files, total = [], 0
+    for path in sorted(folder.rglob("*")):
+        info = path.lstat()
+        if stat.S_ISDIR(info.st_mode):
+            continue
+        if not stat.S_ISREG(info.st_mode):
+            continue                       # a link, a device, a pipe: never followed
+        total += info.st_size
+        if total > MAX_BYTES:
+            return f"larger than {MAX_BYTES // 2**20} MB"
+        files.append(path.relative_to(folder))
+    return files
+
+
+def take(course: Course, arrival: Arrival) -> bool | str:
+    """Copy a submission into ``submitted/``: True if it is new, False if it was taken
+    already, or why it is refused."""
+    target = course.submitted / arrival.student / arrival.assignment
+    marker = target / ARRIVAL_FILE
+    if marker.is_file() and json.loads(marker.read_text()) == arrival.record():
+        return False
+    files = _regular_files(arrival.folder)
+    if isinstance(files, str):
+        return f"{arrival.folder.name}: {files}"
+    incoming = target.with_name(f".{arrival.assignment}.incoming")
+    shutil.rmtree(incoming, ignore_errors=True)
+    incoming.mkdir(parents=True)
+    for relative in files:
+        destination = incoming / relative
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        flags = os.O_RDONLY | os.O_NOFOLLOW
+        with os.fdopen(os.open(arrival.folder / relative, flags), "rb") as source, \
+                destination.open("wb") as copy:
+            shutil.copyfileobj(source, copy)
+    (incoming / "timestamp.txt").write_text(arrival.arrived.strftime(TIMESTAMP_FORMAT))
+    (incoming / ARRIVAL_FILE).write_text(json.dumps(arrival.record()))
+    if target.exists():
+        old = target.with_name(f".{arrival.assignment}.replaced")
+        shutil.rmtree(old, ignore_errors=True)
+        target.rename(old)
+        incoming.rename(target)
+        shutil.rmtree(old)
+    else:
+        incoming.rename(target)
+    return True
+
+
+def release(course: Course, exchange: Exchange, student: str, assignment: str) -> bool:
+    """Release a student's feedback through the exchange: each annotated notebook, with the
+    summary on top, under nbgrader's hash of the submission's secret and the notebook's
+    name. False if the submission did not come through the exchange (no secret)."""
+    folder = course.feedback / student / assignment
+    secret_file = course.submitted / student / assignment / EXCHANGE_RECORDS[1]
+    summary = folder / "index.html"
+    if not secret_file.is_file() or not summary.is_file():
+        return False
+    secret = secret_file.read_text()
+    destination = exchange.root / exchange.course_id / "feedback"
+    destination.mkdir(parents=True, exist_ok=True)
+    os.chmod(destination, FEEDBACK_FOLDER_MODE)
+    for page in sorted(folder.glob("*.html")):
+        if page.name == summary.name:
+            continue
+        name = notebook_hash(secret=secret, notebook_id=page.stem)
+        partial = destination / f"{name}-tmp.html"
+        partial.write_text(with_summary(page.read_text(), summary.read_text()))
+        os.chmod(partial, 0o644)
+        partial.replace(destination / f"{name}.html")
+    return True
+
+
+def serve_round(course: Course, exchange: Exchange, assignments: list[str], jobs: int = 2,
+                timeout: int = DEFAULT_TIMEOUT) -> Round:
+    """One round: take what arrived, grade what is new, release its feedback."""
+    result = Round()
+    found, result.refused = arrivals(exchange, assignments)
+    for arrival in found:
+        taken = take(course, arrival)
+        if isinstance(taken, str):
+            result.refused.append(taken)
+        elif taken:
+            result.collected.append(arrival)
+    result.graded = grade(course, assignments, jobs=jobs, timeout=timeout, progress=False)
+    for assignment in sorted({o.assignment for o in result.graded}):
+        students = sorted({o.student for o in result.graded if o.assignment == assignment})
+        feedback(course, [assignment], students)
+        for student in students:
+            if release(course, exchange, student, assignment):
+                result.released.append((student, assignment))
+    return result
+
+
+def serve(course: Course, exchange: Exchange, assignments: list[str], jobs: int = 2,
+          timeout: int = DEFAULT_TIMEOUT, interval: float = 5.0, once: bool = False,
+          report=print) -> None:
+    """Rounds until SIGTERM or SIGINT (after the round under way) or, with ``once``, one."""
+    stopping: list[bool] = []
+    told: set[str] = set()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, lambda *_: stopping.append(True))
+    while True:
+        started = time.monotonic()
+        result = serve_round(course, exchange, assignments, jobs, timeout)
+        result.refused, told = [r for r in result.refused if r not in told], \
+            told | set(result.refused)
+        for arrival in result.collected:
+            report(f"arrived: {arrival.student} {arrival.assignment} "
+                   f"({arrival.arrived.isoformat(timespec='seconds')})")
+        for reason in result.refused:
+            report(f"refused: {reason}")
+        for outcome in result.graded:
+            report(f"graded: {outcome.student} {outcome.assignment} "
+                   f"{outcome.score:g} / {outcome.max_score:g}")
+        for student, assignment in result.released:
+            report(f"feedback released: {student} {assignment}")
+        if once or stopping:
+            return
+        time.sleep(max(0.0, interval - (time.monotonic() - started)))
+        if stopping:
+            return
