@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 JOBS   ?= 2
 
-.PHONY: lms-tools help setup sandbox-tools browser-tools postgres-tools book pdf translations release validate formgrader lint test test-full test-browser security-report bench clean
+.PHONY: hub hub-tools lms-tools help setup sandbox-tools browser-tools postgres-tools book pdf translations release validate formgrader lint test test-full test-browser security-report bench clean
 
 help:
 	@echo "make book      build the website into _build/html, in English and in Chinese (_build/html/zh)"
@@ -114,6 +114,25 @@ FORMGRADER_PORT ?= 8888
 formgrader: $(STAMP)
 	cd $(COURSE_ROOT) && $(abspath $(BIN))/python -m autograder.formgrader --port=$(FORMGRADER_PORT) $(if $(filter 0,$(shell id -u)),--allow-root)
 
+# The course's JupyterHub (hub/): JupyterHub from PyPI, its proxy from npm.
+CHP_VERSION := 5.3.0
+CHP := .tools/node_modules/.bin/configurable-http-proxy
+hub-tools: $(CHP)
+$(CHP):
+	@command -v npm >/dev/null || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    apt-get -o DPkg::Lock::Timeout=600 update -qq && \
+	    apt-get -o DPkg::Lock::Timeout=600 install -y -qq npm >/dev/null; \
+	  else echo "The hub's proxy needs npm: sudo apt-get install npm"; exit 1; fi; }
+	npm install --silent --no-audit --no-fund --prefix .tools configurable-http-proxy@$(CHP_VERSION)
+	@test -x $(CHP)
+
+# A class on this machine: `make hub` (as root: it starts each student's JupyterLab as
+# that student). hub/class.csv lists the class; see the README's "A class on JupyterHub".
+hub: $(STAMP) sandbox-tools hub-tools
+	$(BIN)/python -m hub.classroom setup
+	$(BIN)/jupyterhub -f hub/jupyterhub_config.py
+
 # tests/grader/commands/test_lms_round_trip.py reads the files written for Canvas and Moodle
 # again with the parsers their importers use: Ruby's CSV library and PHP's fgetcsv (Debian).
 lms-tools:
@@ -128,7 +147,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
 
-test: lint sandbox-tools browser-tools postgres-tools lms-tools
+test: lint sandbox-tools browser-tools postgres-tools lms-tools hub-tools
 	$(BIN)/python -m pytest -n $(JOBS) --dist loadgroup -m "not full" --durations=20
 
 # Every catalogued and independent implementation of every assignment through the real

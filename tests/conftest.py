@@ -125,10 +125,13 @@ def filled(course: Course, code: str | None = None,
     return fill_release(release_nb, source_nb, code)
 
 
-def run_cli(course: Course, *args: str, timeout: int = 900) -> subprocess.CompletedProcess:
-    """Run ``python -m autograder --root COURSE ARGS`` as an instructor would."""
+def run_cli(course: Course, *args: str, timeout: int = 900,
+            env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """Run ``python -m autograder --root COURSE ARGS`` as an instructor would (``env``: the
+    environment, if not this one)."""
     return subprocess.run([sys.executable, "-m", "autograder", "--root", str(course.root), *args],
-                          capture_output=True, text=True, timeout=timeout, cwd=REPO, check=False)
+                          capture_output=True, text=True, timeout=timeout, cwd=REPO, check=False,
+                          env=env)
 
 
 def stop_group(process: subprocess.Popen) -> None:

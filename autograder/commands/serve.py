@@ -47,6 +47,7 @@ from nbgrader.utils import notebook_hash
 from ..course import Course, Outcome
 from ..course.defaults import DEFAULT_TIMEOUT
 from ..course.exchange import Exchange, InboundName
+from ..course.languages import split_name
 from .feedback import EXCHANGE_RECORDS, feedback, with_summary
 from .grade import grade
 
@@ -128,12 +129,22 @@ def _regular_files(folder: Path) -> list[Path] | str:
     return files
 
 
+def waiting(course: Course, exchange: Exchange, assignments: list[str]) -> list[Arrival]:
+    """The latest submissions in the exchange that have not been taken yet."""
+    found, _ = arrivals(exchange, assignments)
+    return [a for a in found if not _taken(course, a)]
+
+
+def _taken(course: Course, arrival: Arrival) -> bool:
+    marker = course.submitted / arrival.student / arrival.assignment / ARRIVAL_FILE
+    return marker.is_file() and json.loads(marker.read_text()) == arrival.record()
+
+
 def take(course: Course, arrival: Arrival) -> bool | str:
     """Copy a submission into ``submitted/``: True if it is new, False if it was taken
     already, or why it is refused."""
     target = course.submitted / arrival.student / arrival.assignment
-    marker = target / ARRIVAL_FILE
-    if marker.is_file() and json.loads(marker.read_text()) == arrival.record():
+    if _taken(course, arrival):
         return False
     files = _regular_files(arrival.folder)
     if isinstance(files, str):
@@ -162,11 +173,15 @@ def take(course: Course, arrival: Arrival) -> bool | str:
 
 
 def release(course: Course, exchange: Exchange, student: str, assignment: str) -> bool:
-    """Release a student's feedback through the exchange: each annotated notebook, with the
-    summary on top, under nbgrader's hash of the submission's secret and the notebook's
-    name. False if the submission did not come through the exchange (no secret)."""
+    """Release a student's feedback through the exchange: for each notebook of their
+    submission, the annotated notebook graded for it (a translated notebook is graded as
+    its English one), with the summary on top, under nbgrader's hash of the submission's
+    secret and the notebook's name — every one of them, as nbgrader's Assignment List
+    offers feedback only when each notebook of the submission has some. False if the
+    submission did not come through the exchange (no secret)."""
     folder = course.feedback / student / assignment
-    secret_file = course.submitted / student / assignment / EXCHANGE_RECORDS[1]
+    submitted = course.submitted / student / assignment
+    secret_file = submitted / EXCHANGE_RECORDS[1]
     summary = folder / "index.html"
     if not secret_file.is_file() or not summary.is_file():
         return False
@@ -174,10 +189,11 @@ def release(course: Course, exchange: Exchange, student: str, assignment: str) -
     destination = exchange.root / exchange.course_id / "feedback"
     destination.mkdir(parents=True, exist_ok=True)
     os.chmod(destination, FEEDBACK_FOLDER_MODE)
-    for page in sorted(folder.glob("*.html")):
-        if page.name == summary.name:
+    for handed_in in sorted(submitted.glob("*.ipynb")):
+        page = folder / f"{split_name(handed_in.stem)[0]}.html"
+        if not page.is_file():
             continue
-        name = notebook_hash(secret=secret, notebook_id=page.stem)
+        name = notebook_hash(secret=secret, notebook_id=handed_in.stem)
         partial = destination / f"{name}-tmp.html"
         partial.write_text(with_summary(page.read_text(), summary.read_text()))
         os.chmod(partial, 0o644)

@@ -35,12 +35,20 @@ def has_hidden_tests(source: str) -> bool:
     return HIDDEN_MARKERS[0] in source
 
 
+# Files derived from others that appear when a course is used, not written: Python's
+# bytecode of the hidden tests, written when grading first imports them.
+DERIVED = "__pycache__"
+
+
 def digest(folders: list[Path], salt: str = "", pattern: str = "*") -> str:
     """A hash of the names and contents of the regular files under ``folders`` whose names
-    match ``pattern``: what changes when any of them does."""
+    match ``pattern``: what changes when any of them does (bytecode, :data:`DERIVED`, is
+    not the course's content: grading once must not make everything look changed)."""
     hashed = hashlib.sha256(salt.encode())
     for folder in folders:
         for path in sorted(folder.rglob(pattern)):
+            if DERIVED in path.relative_to(folder).parts:
+                continue
             if path.is_file() and not path.is_symlink():
                 hashed.update(str(path.relative_to(folder)).encode() + b"\0")
                 hashed.update(path.read_bytes())

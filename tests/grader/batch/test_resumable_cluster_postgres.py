@@ -104,6 +104,23 @@ def test_a_changed_submission_is_graded_again(tmp_path):
     assert _graded_count(second.stdout) == 1 and _recorded(course)["student"] == 14
 
 
+def test_feedback_and_report_do_not_make_graded_work_look_new(tmp_path):
+    """Writing feedback imports the hidden tests to diagnose a failing submission, and
+    Python writes their bytecode beside them (solutions/<a>/__pycache__/): that is no
+    change of the assignment, and grading again grades nothing."""
+    import os
+
+    course = make_course(tmp_path / "course")
+    submit(course, "student", filled(course, WRONG_DOT))
+    # As on an instructor's machine: Python writes bytecode (this test machine says not to).
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    assert _graded_count(run_cli(course, "grade", ASSIGNMENT, env=env).stdout) == 1
+    assert run_cli(course, "feedback", ASSIGNMENT, env=env).returncode == 0
+    assert run_cli(course, "report", ASSIGNMENT, env=env).returncode == 0
+    assert list((course.source / ASSIGNMENT).glob("__pycache__/*.pyc"))
+    assert _graded_count(run_cli(course, "grade", ASSIGNMENT, env=env).stdout) == 0
+
+
 @pytest.fixture(scope="module")
 def dask_scheduler():
     """An existing Dask cluster, started apart from the grader, as on a real cluster."""

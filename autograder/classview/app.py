@@ -1,0 +1,81 @@
+"""The class-report service: a Tornado application authenticated by the hub."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import secrets
+from html import escape
+
+from jupyterhub.services.auth import HubOAuthCallbackHandler, HubOAuthenticated
+from jupyterhub.utils import url_path_join
+from tornado import ioloop, web
+
+from ..commands.report import load_batch, render
+from ..commands.serve import waiting
+from ..course import Course
+from ..course.exchange import Exchange
+from ..display import csp
+
+
+class _Page(HubOAuthenticated, web.RequestHandler):
+    """A page only the hub's instructors may open."""
+
+    def initialize(self, course: Course, exchange: Exchange | None) -> None:
+        self.course, self.exchange = course, exchange
+
+    def set_default_headers(self) -> None:
+        self.set_header("Content-Security-Policy", csp.PAGE)
+        self.set_header("X-Content-Type-Options", "nosniff")
+        self.set_header("Cache-Control", "no-store")
+
+
+class IndexHandler(_Page):
+    @web.authenticated
+    def get(self) -> None:
+        assignments = self.course.assignments()
+        waiting_now = waiting(self.course, self.exchange, assignments) if self.exchange else []
+        rows = "".join(
+            f'<tr><td><a href="{escape(url_path_join(self.request.path, a))}">{escape(a)}</a>'
+            f"</td><td>{sum(1 for w in waiting_now if w.assignment == a)}</td></tr>"
+            for a in assignments)
+        user = escape(self.get_current_user()["name"])
+        self.write(f"""<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">
+<title>Class report</title></head><body><h1>Class report</h1>
+<p>Signed in as {user}, an instructor. Each report is computed when you open it.</p>
+<table><tr><th>assignment</th><th>submissions waiting to be graded</th></tr>{rows}</table>
+</body></html>""")
+
+
+class ReportHandler(_Page):
+    @web.authenticated
+    def get(self, assignment: str) -> None:
+        if assignment not in self.course.assignments():
+            raise web.HTTPError(404)
+        self.write(render(load_batch(self.course, assignment)))
+
+
+def application(course: Course, exchange: Exchange | None, prefix: str) -> web.Application:
+    settings = {"course": course, "exchange": exchange}
+    return web.Application([
+        (prefix, IndexHandler, settings),
+        (url_path_join(prefix, "oauth_callback"), HubOAuthCallbackHandler),
+        (url_path_join(prefix, r"([A-Za-z0-9][A-Za-z0-9_.-]*)"), ReportHandler, settings),
+    ], cookie_secret=secrets.token_bytes(32))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(prog="python -m autograder.classview")
+    parser.add_argument("--root", default=".")
+    parser.add_argument("--exchange")
+    parser.add_argument("--course-id")
+    args = parser.parse_args()
+    url = os.environ["JUPYTERHUB_SERVICE_URL"]          # set by the hub that starts it
+    prefix = os.environ.get("JUPYTERHUB_SERVICE_PREFIX", "/services/class-report/")
+    app = application(Course.at(args.root), Exchange.named(args.exchange, args.course_id),
+                      prefix)
+    from urllib.parse import urlparse
+
+    address = urlparse(url)
+    app.listen(address.port, address.hostname)
+    ioloop.IOLoop.current().start()
