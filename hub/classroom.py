@@ -69,6 +69,7 @@ def setup(settings: HubSettings) -> None:
     """The exchange and the students' configuration (idempotent)."""
     settings.state.mkdir(parents=True, exist_ok=True)
     settings.state.chmod(0o711)           # students read their configuration, list nothing
+    keep_private(settings.course)
     students_python(settings)
     root = settings.exchange.root
     root.mkdir(parents=True, exist_ok=True)
@@ -82,6 +83,31 @@ def setup(settings: HubSettings) -> None:
            json.dumps({"disabledExtensions": LAB_PLUGINS}, indent=1))
     for folder in (config, config / "labconfig"):
         folder.chmod(0o755)
+
+
+# What only the grader may read on a machine students log in to: the solutions and hidden
+# tests, submissions, grades, feedback, reports, the LMS roster and the deadlines. (The
+# grading service creates everything else it writes private: it runs with umask 077.)
+PRIVATE_FOLDERS = ("solutions", "submitted", "autograded", "feedback", "reports")
+PRIVATE_FILES = ("gradebook.db", "lms-roster.json", "deadlines.toml", "nbgrader_config.py")
+
+
+def keep_private(course: Path) -> list[Path]:
+    """Make the course's secrets readable by their owner only (folders are created if
+    missing, so that they are born private); the paths changed."""
+    changed = []
+    for name in PRIVATE_FOLDERS:
+        folder = course / name
+        folder.mkdir(exist_ok=True)
+        if folder.stat().st_mode & 0o077:
+            subprocess.run(["chmod", "-R", "go-rwx", str(folder)], check=True)
+            changed.append(folder)
+    for name in PRIVATE_FILES:
+        path = course / name
+        if path.exists() and path.stat().st_mode & 0o077:
+            path.chmod(0o600)
+            changed.append(path)
+    return changed
 
 
 def missing_users(settings: HubSettings) -> list[str]:

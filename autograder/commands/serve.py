@@ -225,7 +225,10 @@ def serve_round(course: Course, exchange: Exchange, assignments: list[str], jobs
 def serve(course: Course, exchange: Exchange, assignments: list[str], jobs: int = 2,
           timeout: int = DEFAULT_TIMEOUT, interval: float = 5.0, once: bool = False,
           report=print) -> None:
-    """Rounds until SIGTERM or SIGINT (after the round under way) or, with ``once``, one."""
+    """Rounds until SIGTERM or SIGINT (after the round under way) or, with ``once``, one.
+    Everything the service writes in the course is its own only (umask 077): on a hub,
+    students log in to the same machine."""
+    os.umask(0o077)
     stopping: list[bool] = []
     told: set[str] = set()
     for signum in (signal.SIGTERM, signal.SIGINT):

@@ -6,7 +6,9 @@ instructors only; students cannot read each other's work."""
 from __future__ import annotations
 
 import json
+import shutil
 import time
+import uuid
 
 import nbformat
 import pytest
@@ -14,7 +16,7 @@ import pytest
 from autograder.proving.catalogue import implementations
 from autograder.proving.diagnosis import hint_of
 from tests.conftest import ASSIGNMENT, filled, make_course, run_cli
-from tests.hub_server import Student, running_hub
+from tests.hub_server import TEST_ROOT, Student, running_hub
 from tests.hub_users import as_user, need_root
 
 pytestmark = pytest.mark.xdist_group("hub")
@@ -47,7 +49,15 @@ def _feedback(student: Student, timeout: float = 240) -> str:
 
 def test_a_class_on_the_hub(tmp_path):
     need_root()
-    course = make_course(tmp_path / "course")
+    place = TEST_ROOT / f"course-{uuid.uuid4().hex}"     # where students could reach it
+    place.mkdir(parents=True, mode=0o755)
+    try:
+        _class_on_the_hub(make_course(place / "course"))
+    finally:
+        shutil.rmtree(place, ignore_errors=True)
+
+
+def _class_on_the_hub(course) -> None:
     mutant = next(i for i in implementations(ASSIGNMENT, "mutant") if i.name == "scaled_by_sqrt_n")
     with running_hub(course.root, students=3, instructors=1) as hub:
         published = run_cli(course, "--exchange", str(hub.exchange), "--course-id",
@@ -70,11 +80,17 @@ def test_a_class_on_the_hub(tmp_path):
         assert f"{ASSIGNMENT}: 14 / 18" in ada_page and f"<strong>{ada.user}</strong>" in ada_page
         assert hint_of(mutant) in ben_page and ada.user not in ben_page
 
-        # Cyd sees nobody else's work, on the exchange or in a home.
+        # Cyd sees nobody else's work, on the exchange or in a home, nor the grader's secrets.
         inbound = hub.exchange / hub.course_id / "inbound"
         for private in (inbound, hub.exchange / hub.course_id / "feedback",
-                        f"/home/{ada.user}", f"/home/{ben.user}/{ASSIGNMENT}"):
+                        f"/home/{ada.user}", f"/home/{ben.user}/{ASSIGNMENT}",
+                        course.submitted / ada.user, course.autograded, course.feedback,
+                        course.source / ASSIGNMENT):
             assert as_user(cyd.user, "ls", str(private), check=False).returncode != 0
+        for secret in (course.source / ASSIGNMENT / "hidden_tests.py", course.gradebook_path,
+                       course.submitted / ada.user / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"):
+            assert secret.exists()
+            assert as_user(cyd.user, "head", "-c", "1", str(secret), check=False).returncode != 0
 
         # The class report: instructors only, by login or by token.
         report = f"{hub.url}/services/class-report/"
