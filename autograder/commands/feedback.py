@@ -102,6 +102,32 @@ one, in fact):") }}{% else %}{{ _("Your results match a mistake many students ma
 </body></html>
 """
 
+# On the hub: where a student stands against the assignment's limits on official gradings
+# (autograder.commands.allowance), on top of their feedback, or as the whole page when a
+# submission was not graded.
+_ALLOWANCE_SOURCE = """\
+{% if a.limited %}<p class="allowance">{{ _("Official gradings of this assignment \
+so far:") }}{% if a.per_hour %} {{ _("%(used)s of %(limit)s in the last hour", used=a.used_hour,
+limit=a.per_hour) }}{% endif %}{% if a.per_hour and a.in_all %};{% endif %}{% if a.in_all %} \
+{{ _("%(used)s of %(limit)s in all", used=a.used_all, limit=a.in_all) }}{% endif %}.</p>
+{% endif %}"""
+_NOTICE_SOURCE = """\
+<!DOCTYPE html>
+<html lang="{{ lang }}"><head><meta charset="utf-8">
+{{ policy }}
+<title>{{ _("%(assignment)s — feedback for %(student)s", assignment=assignment,
+            student=student) }}</title></head>
+<body style="font-family: system-ui, sans-serif; max-width: 60rem; margin: 2rem auto;">
+<h1>{{ assignment }}</h1><p>{{ _("Student:") }} <strong>{{ student }}</strong></p>
+<p class="not-graded"><strong>{{ _("This submission was not graded.") }}</strong> \
+{% if a.exhausted %}{{ _("You have had every official grading this assignment allows \
+(%(used)s); your last graded submission counts.", used=a.used_all) }}{% else %}\
+{{ _("You have had as many official gradings in the last hour as this assignment \
+allows (%(used)s): a submission that arrives after %(time)s (UTC) will be graded; until \
+then, your last graded submission counts.", used=a.used_hour, time=next_at) }}{% endif %}</p>
+{{ allowance }}</body></html>
+"""
+
 LOCALES = Path(__file__).resolve().parent.parent / "locales"
 DOMAIN = "feedback"
 
@@ -126,11 +152,28 @@ def translations(language: str) -> gettext.NullTranslations:
 
 
 @cache
-def _template(language: str):
+def _template(language: str, source: str = _SOURCE):
     environment = Environment(autoescape=select_autoescape(default=True),
                               extensions=["jinja2.ext.i18n"])
     environment.install_gettext_translations(translations(language), newstyle=True)
-    return environment.from_string(_SOURCE)
+    return environment.from_string(source)
+
+
+def render_allowance(allowance, language: str = ENGLISH) -> str:
+    """Where a student stands against the limits on official gradings (an
+    :class:`~autograder.commands.allowance.Allowance`): an HTML fragment, in ``language``;
+    empty without limits."""
+    return _template(language, _ALLOWANCE_SOURCE).render(a=allowance)
+
+
+def render_not_graded(assignment: str, student: str, allowance,
+                      language: str = ENGLISH) -> str:
+    """The page a student gets for a submission the limits did not let be graded."""
+    next_at = allowance.next_at.strftime("%Y-%m-%d %H:%M") if allowance.next_at else ""
+    return _template(language, _NOTICE_SOURCE).render(
+        assignment=assignment, student=student, lang=html_language(language),
+        policy=Markup(csp.meta(csp.PAGE)), a=allowance, next_at=next_at,
+        allowance=Markup(render_allowance(allowance, language)))
 
 
 def html_language(language: str) -> str:
@@ -246,12 +289,13 @@ _SUMMARY_STYLE = "\n".join([
     "</style>"])
 
 
-def with_summary(annotated: str, summary: str) -> str:
+def with_summary(annotated: str, summary: str, note: str = "") -> str:
     """An annotated notebook page with the feedback summary on top, as one page: what a
     student fetches through nbgrader's exchange, where each notebook gets one file. Both
     pages are the course's own (:func:`render_summary`, the course's exporter): the
-    summary's body is moved in whole, its style scoped to it."""
-    body = summary[summary.index("<body>") + len("<body>"):summary.rindex("</body>")]
+    summary's body is moved in whole, its style scoped to it; ``note``, a fragment the
+    course wrote (:func:`render_allowance`), goes first."""
+    body = note + summary[summary.index("<body>") + len("<body>"):summary.rindex("</body>")]
     head_end = annotated.index("</head>")
     annotated = annotated[:head_end] + _SUMMARY_STYLE + annotated[head_end:]
     opening = annotated.index(">", annotated.index("<body")) + 1

@@ -12,7 +12,9 @@ round of :func:`serve_round`:
    named in the round's result. The submission time is when the folder last changed on
    the exchange's file system (its ctime, which no user can set), not the time its name
    or ``timestamp.txt`` claims;
-2. copies each new one into ``submitted/<student>/<assignment>/`` (:func:`take`): regular
+2. copies each new one into ``submitted/<student>/<assignment>/`` (:func:`take`) — if the
+   limits on official gradings of ``deadlines.toml`` allow it (:mod:`.allowance`; if not,
+   the student is told so, and when the next may be, in place of feedback): regular
    files only (a symbolic link could point at another student's work), within
    :data:`MAX_BYTES`; nbgrader's ``timestamp.txt`` is written with the arrival time, and
    ``submission_secret.txt`` is kept, as nbgrader's release of feedback needs it;
@@ -22,8 +24,8 @@ round of :func:`serve_round`:
 4. writes the feedback of each student graded and releases it through the exchange
    (:func:`release`): one page per notebook, the summary (score, hints, late policy) on
    top of the annotated notebook, under the hash of nbgrader's ``notebook_hash``, which
-   only that student's copy of the submission can compute. The student's Assignment List
-   fetches it.
+   only that student's copy of the submission can compute, with the official gradings
+   used and left. The student's Assignment List fetches it.
 
 ``python -m autograder serve`` runs rounds until it is stopped (SIGTERM or SIGINT ends it
 after the round under way, and ``--once`` after one round).
@@ -47,8 +49,10 @@ from nbgrader.utils import notebook_hash
 from ..course import Course, Outcome
 from ..course.defaults import DEFAULT_TIMEOUT
 from ..course.exchange import Exchange, InboundName
-from ..course.languages import split_name
-from .feedback import EXCHANGE_RECORDS, feedback, with_summary
+from ..course.languages import ENGLISH, split_name
+from ..lms import deadlines
+from .allowance import Allowance, Ledger
+from .feedback import EXCHANGE_RECORDS, feedback, render_allowance, render_not_graded, with_summary
 from .grade import grade
 
 MAX_BYTES = 50 * 2**20               # what one submission may weigh
@@ -78,6 +82,7 @@ class Round:
     refused: list[str] = field(default_factory=list)       # folders not taken, and why
     graded: list[Outcome] = field(default_factory=list)
     released: list[tuple[str, str]] = field(default_factory=list)   # (student, assignment)
+    limited: list[Arrival] = field(default_factory=list)   # not graded: limits reached
 
 
 def _owner(path: Path) -> str:
@@ -172,7 +177,8 @@ def take(course: Course, arrival: Arrival) -> bool | str:
     return True
 
 
-def release(course: Course, exchange: Exchange, student: str, assignment: str) -> bool:
+def release(course: Course, exchange: Exchange, student: str, assignment: str,
+            note: str = "") -> bool:
     """Release a student's feedback through the exchange: for each notebook of their
     submission, the annotated notebook graded for it (a translated notebook is graded as
     its English one), with the summary on top, under nbgrader's hash of the submission's
@@ -195,7 +201,36 @@ def release(course: Course, exchange: Exchange, student: str, assignment: str) -
             continue
         name = notebook_hash(secret=secret, notebook_id=handed_in.stem)
         partial = destination / f"{name}-tmp.html"
-        partial.write_text(with_summary(page.read_text(), summary.read_text()))
+        partial.write_text(with_summary(page.read_text(), summary.read_text(), note))
+        os.chmod(partial, 0o644)
+        partial.replace(destination / f"{name}.html")
+    return True
+
+
+def _read_small(path: Path, limit: int = 4096) -> str:
+    """A small file a student wrote, read without following a link."""
+    with os.fdopen(os.open(path, os.O_RDONLY | os.O_NOFOLLOW), "rb") as handle:
+        return handle.read(limit).decode("utf-8", "replace")
+
+
+def tell_not_graded(exchange: Exchange, arrival: Arrival, allowance: Allowance) -> bool:
+    """Release, for a submission the limits did not let be graded, a page that says so and
+    when the next may be (once: False if it was told already, or cannot be)."""
+    try:
+        secret = _read_small(arrival.folder / EXCHANGE_RECORDS[1])
+    except OSError:
+        return False
+    destination = exchange.root / exchange.course_id / "feedback"
+    destination.mkdir(parents=True, exist_ok=True)
+    os.chmod(destination, FEEDBACK_FOLDER_MODE)
+    names = [notebook_hash(secret=secret, notebook_id=p.stem)
+             for p in sorted(arrival.folder.glob("*.ipynb"))]
+    if not names or all((destination / f"{name}.html").exists() for name in names):
+        return False
+    page = render_not_graded(arrival.assignment, arrival.student, allowance)
+    for name in names:
+        partial = destination / f"{name}-tmp.html"
+        partial.write_text(page)
         os.chmod(partial, 0o644)
         partial.replace(destination / f"{name}.html")
     return True
@@ -203,22 +238,36 @@ def release(course: Course, exchange: Exchange, student: str, assignment: str) -
 
 def serve_round(course: Course, exchange: Exchange, assignments: list[str], jobs: int = 2,
                 timeout: int = DEFAULT_TIMEOUT) -> Round:
-    """One round: take what arrived, grade what is new, release its feedback."""
+    """One round: take what arrived (within the limits on official gradings), grade what
+    is new, release its feedback."""
     result = Round()
+    policy, ledger = deadlines.load(course), Ledger(course)
     found, result.refused = arrivals(exchange, assignments)
     for arrival in found:
+        if _taken(course, arrival):
+            continue
+        allowance = ledger.allowance(policy.of(arrival.assignment), arrival.student,
+                                     arrival.assignment, arrival.arrived)
+        if not allowance.allowed:
+            if tell_not_graded(exchange, arrival, allowance):
+                result.limited.append(arrival)
+            continue
         taken = take(course, arrival)
         if isinstance(taken, str):
             result.refused.append(taken)
         elif taken:
+            ledger.record(arrival.student, arrival.assignment, arrival.arrived)
             result.collected.append(arrival)
     result.graded = grade(course, assignments, jobs=jobs, timeout=timeout, progress=False)
+    now = datetime.now(UTC)
     for assignment in sorted({o.assignment for o in result.graded}):
         students = sorted({o.student for o in result.graded if o.assignment == assignment})
         feedback(course, [assignment], students)
-        for student in students:
-            if release(course, exchange, student, assignment):
-                result.released.append((student, assignment))
+        for outcome in (o for o in result.graded if o.assignment == assignment):
+            allowance = ledger.allowance(policy.of(assignment), outcome.student, assignment, now)
+            note = render_allowance(allowance, outcome.language or ENGLISH)
+            if release(course, exchange, outcome.student, assignment, note):
+                result.released.append((outcome.student, assignment))
     return result
 
 
@@ -248,6 +297,8 @@ def serve(course: Course, exchange: Exchange, assignments: list[str], jobs: int 
                    f"{outcome.score:g} / {outcome.max_score:g}")
         for student, assignment in result.released:
             report(f"feedback released: {student} {assignment}")
+        for arrival in result.limited:
+            report(f"not graded (limits reached): {arrival.student} {arrival.assignment}")
         if once or stopping:
             return
         time.sleep(max(0.0, interval - (time.monotonic() - started)))

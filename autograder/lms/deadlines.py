@@ -15,6 +15,8 @@ One course file, in the course directory, for every assignment::
     extensions = { "smithjohn-12345" = 2026-10-08T23:59:00 }
     excused = ["jane-doe"]
     canvas_late_days = 1            # Canvas's LATE_ without a time counts as this many days
+    gradings_per_hour = 3           # on a hub: official gradings a student may ask for …
+    gradings_in_all = 10            # … in any hour, and in all (the last one counts)
 
 A submission is late by the days, started, between its due date (the student's extension,
 if any) and its submission time, after ``grace_minutes``. Under ``per_day`` a late
@@ -25,6 +27,10 @@ download says only *late*, which counts as ``canvas_late_days`` days. The raw sc
 in the gradebook; the penalty is applied where grades leave it (exports, feedback, report),
 and shown beside the raw score. An excused student's assignment is not graded for credit
 (Canvas: ``EX``).
+
+On the course's JupyterHub, each submission a student hands in asks for an official
+grading (``python -m autograder serve``); ``gradings_per_hour`` and ``gradings_in_all``
+limit them (no limit by default), and the last one graded counts.
 """
 
 from __future__ import annotations
@@ -83,6 +89,8 @@ class Deadline:
     extensions: dict[str, datetime] = field(default_factory=dict)
     excused: frozenset[str] = frozenset()
     canvas_late_days: int = 1
+    gradings_per_hour: int | None = None     # official gradings per student, in any hour
+    gradings_in_all: int | None = None       # and in all
 
 
 @dataclass(frozen=True)
@@ -176,7 +184,8 @@ def _policy(value: object, where: str) -> Policy:
     return Policy(float(per_day), last_day, False, grace)
 
 
-_ASSIGNMENT_KEYS = {"due", "policy", "extensions", "excused", "canvas_late_days"}
+_ASSIGNMENT_KEYS = {"due", "policy", "extensions", "excused", "canvas_late_days",
+                    "gradings_per_hour", "gradings_in_all"}
 
 
 def parse(text: str, origin: str = DEADLINES_FILE) -> Deadlines:
@@ -215,12 +224,19 @@ def parse(text: str, origin: str = DEADLINES_FILE) -> Deadlines:
         late_days = entry.get("canvas_late_days", 1)
         if not isinstance(late_days, int) or late_days < 0:
             raise DeadlinesError(f"{where}.canvas_late_days: a whole number of days")
+        limits = {}
+        for key in ("gradings_per_hour", "gradings_in_all"):
+            value = entry.get(key)
+            if value is not None and (not isinstance(value, int) or isinstance(value, bool)
+                                      or value < 1):
+                raise DeadlinesError(f"{where}.{key}: a whole number, at least 1, not {value!r}")
+            limits[key] = value
         assignments[name] = Deadline(
             _moment(entry["due"], zone, f"{where}.due") if "due" in entry else None,
             policy,
             {student: _moment(value, zone, f"{where}.extensions.{student}")
              for student, value in entry.get("extensions", {}).items()},
-            frozenset(excused), late_days)
+            frozenset(excused), late_days, **limits)
     return Deadlines(zone, assignments, True)
 
 

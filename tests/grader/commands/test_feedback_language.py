@@ -16,11 +16,13 @@ from autograder.course.outcome import STATUSES
 
 
 def _messages() -> set[str]:
-    """Every message of the page: the template's gettext calls and the status words."""
+    """Every message of the page: the templates' gettext calls (the page, and on the hub
+    the limits on official gradings) and the status words."""
     found = set()
-    for _, _, message, _ in babel_extract(io.BytesIO(feedback._SOURCE.encode()), ["_"], [],
-                                          {"extensions": "jinja2.ext.i18n"}):
-        found.add(message[0] if isinstance(message, tuple) else message)
+    for source in (feedback._SOURCE, feedback._ALLOWANCE_SOURCE, feedback._NOTICE_SOURCE):
+        for _, _, message, _ in babel_extract(io.BytesIO(source.encode()), ["_"], [],
+                                              {"extensions": "jinja2.ext.i18n"}):
+            found.add(message[0] if isinstance(message, tuple) else message)
     return found | set(STATUSES)
 
 

@@ -51,6 +51,8 @@ def exchange(tmp_path_factory):
 
 def test_graded_on_arrival_through_the_exchange(exchange, tmp_path):
     course = make_course(tmp_path / "course")
+    (course.root / "deadlines.toml").write_text(
+        f"[assignments.{ASSIGNMENT}]\ngradings_per_hour = 1\ngradings_in_all = 2\n")
     published = run_cli(course, "--exchange", str(exchange), "--course-id", COURSE_ID,
                         "release", ASSIGNMENT)
     assert published.returncode == 0, published.stderr
@@ -97,17 +99,49 @@ def test_graded_on_arrival_through_the_exchange(exchange, tmp_path):
                             .split("\nexported")[0])["students"]
         assert scores[ada][ASSIGNMENT]["score"] == 14.0      # the forgery changed nothing
 
-        # A second round with nothing new grades nothing; Ben's resubmission is graded.
-        again = run_cli(course, "--exchange", str(exchange), "--course-id", COURSE_ID,
-                        "serve", ASSIGNMENT, "--once")
-        assert "graded:" not in again.stdout and "refused:" in again.stdout
+        # A second round with nothing new grades nothing.
+        again = serve(course, exchange)
+        assert "graded:" not in again.stdout
+
+        # The limits on official gradings: one an hour, two in all. Ben's resubmission
+        # within the hour is not graded, and he is told when the next may be.
         give(ben, home[ben] / notebook, nbformat.writes(filled(course)))
         nbgrader(ben, exchange, "submit", ASSIGNMENT)
-        third = run_cli(course, "--exchange", str(exchange), "--course-id", COURSE_ID,
-                        "serve", ASSIGNMENT, "--once")
-        assert f"graded: {ben} {ASSIGNMENT} 14 / 18" in third.stdout
+        limited = serve(course, exchange)
+        assert f"not graded (limits reached): {ben} {ASSIGNMENT}" in limited.stdout
+        assert "graded:" not in limited.stdout
+        nbgrader(ben, exchange, "fetch_feedback", ASSIGNMENT)
+        notice = [p for p in _feedback_pages(ben) if "This submission was not graded." in p]
+        assert len(notice) == 1 and "as many official gradings in the last hour as this " \
+            "assignment allows (1)" in " ".join(notice[0].split())
+        assert "1 of 1 in the last hour; 1 of 2 in all" in " ".join(ben_page.split())
+
+        # An hour later (the ledger's times moved back), the same submission is graded …
+        ledger = course.root / "gradings.json"
+        times = json.loads(ledger.read_text())
+        times[ben][ASSIGNMENT] = ["2000-01-01T00:00:00+00:00"]
+        ledger.write_text(json.dumps(times))
+        later = serve(course, exchange)
+        assert f"graded: {ben} {ASSIGNMENT} 14 / 18" in later.stdout
         nbgrader(ben, exchange, "fetch_feedback", ASSIGNMENT)
         assert any(f"{ASSIGNMENT}: 14 / 18" in page for page in _feedback_pages(ben))
+        # … and a third is not: two in all.
+        nbgrader(ben, exchange, "submit", ASSIGNMENT)
+        last = serve(course, exchange)
+        assert f"not graded (limits reached): {ben} {ASSIGNMENT}" in last.stdout
+        nbgrader(ben, exchange, "fetch_feedback", ASSIGNMENT)
+        assert any("every official grading this assignment allows" in page
+                   for page in _feedback_pages(ben))
+        scores = json.loads(run_cli(course, "export", "--json", "/dev/stdout").stdout
+                            .split("\nexported")[0])["students"]
+        assert scores[ben][ASSIGNMENT]["score"] == 14.0     # the last graded one counts
+
+
+def serve(course, exchange):
+    done = run_cli(course, "--exchange", str(exchange), "--course-id", COURSE_ID,
+                   "serve", ASSIGNMENT, "--once")
+    assert done.returncode == 0, done.stderr
+    return done
 
 
 def test_exchange_names_are_read_as_nbgrader_reads_them():
