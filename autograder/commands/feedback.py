@@ -206,6 +206,8 @@ def _hints(course: Course, outcome: Outcome, cache: dict) -> list[str]:
 
 # nbgrader's record of a submission from its exchange, which its release_feedback reads.
 EXCHANGE_RECORDS = ("timestamp.txt", "submission_secret.txt")
+# The hub's grading service's record of the hand grades in the feedback it released.
+RELEASED_FILE = ".released-hand-grades"
 
 
 def _keep_only(target: Path, pages: set[str], released: Path) -> None:
@@ -218,7 +220,8 @@ def _keep_only(target: Path, pages: set[str], released: Path) -> None:
         if path.is_dir() and not path.is_symlink():
             if not any(path.iterdir()):
                 path.rmdir()
-        elif str(relative) not in pages and str(relative) not in EXCHANGE_RECORDS and (
+        elif str(relative) not in pages and str(relative) not in (*EXCHANGE_RECORDS,
+                                                                  RELEASED_FILE) and (
                 path.suffix == ".ipynb" or not (released / relative).is_file()):
             path.unlink()
 

@@ -25,7 +25,9 @@ round of :func:`serve_round`:
    (:func:`release`): one page per notebook, the summary (score, hints, late policy) on
    top of the annotated notebook, under the hash of nbgrader's ``notebook_hash``, which
    only that student's copy of the submission can compute, with the official gradings
-   used and left. The student's Assignment List fetches it.
+   used and left. The student's Assignment List fetches it. When a person grades a written
+   answer (``manual``, the formgrader), the next round writes and releases that student's
+   feedback again.
 
 ``python -m autograder serve`` runs rounds until it is stopped (SIGTERM or SIGINT ends it
 after the round under way, and ``--once`` after one round).
@@ -33,6 +35,7 @@ after the round under way, and ``--once`` after one round).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import pwd
@@ -44,15 +47,25 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
+from nbgrader.api import Gradebook
 from nbgrader.utils import notebook_hash
 
 from ..course import Course, Outcome
 from ..course.defaults import DEFAULT_TIMEOUT
 from ..course.exchange import Exchange, InboundName
 from ..course.languages import ENGLISH, split_name
+from ..course.outcome import load_outcome
 from ..lms import deadlines
+from ..submission.gradebook import comments_of, grades_of
 from .allowance import Allowance, Ledger
-from .feedback import EXCHANGE_RECORDS, feedback, render_allowance, render_not_graded, with_summary
+from .feedback import (
+    EXCHANGE_RECORDS,
+    RELEASED_FILE,
+    feedback,
+    render_allowance,
+    render_not_graded,
+    with_summary,
+)
 from .grade import grade
 
 MAX_BYTES = 50 * 2**20               # what one submission may weigh
@@ -83,6 +96,7 @@ class Round:
     graded: list[Outcome] = field(default_factory=list)
     released: list[tuple[str, str]] = field(default_factory=list)   # (student, assignment)
     limited: list[Arrival] = field(default_factory=list)   # not graded: limits reached
+    updated: list[tuple[str, str]] = field(default_factory=list)   # new hand grades released
 
 
 def _owner(path: Path) -> str:
@@ -177,6 +191,18 @@ def take(course: Course, arrival: Arrival) -> bool | str:
     return True
 
 
+def hand_grades(gb: Gradebook, student: str, assignment: str) -> str:
+    """A digest of a submission's grades and comments given by hand: what, once changed,
+    makes its feedback be written and released again."""
+    grades = grades_of(gb, assignment, student)
+    comments = comments_of(gb, assignment, student)
+    given = sorted([(f"{nb}:{cell}", g.manual_score) for (nb, cell), g in grades.items()
+                    if g.manual_score is not None]
+                   + [(f"{nb}:{cell}#", c.manual_comment) for (nb, cell), c in comments.items()
+                      if c.manual_comment])
+    return hashlib.sha256(json.dumps(given, default=str).encode()).hexdigest()
+
+
 def release(course: Course, exchange: Exchange, student: str, assignment: str,
             note: str = "") -> bool:
     """Release a student's feedback through the exchange: for each notebook of their
@@ -204,7 +230,21 @@ def release(course: Course, exchange: Exchange, student: str, assignment: str,
         partial.write_text(with_summary(page.read_text(), summary.read_text(), note))
         os.chmod(partial, 0o644)
         partial.replace(destination / f"{name}.html")
+    with Gradebook(course.db_url) as gb:
+        (folder / RELEASED_FILE).write_text(hand_grades(gb, student, assignment))
     return True
+
+
+def hand_graded_since_release(course: Course, assignments: list[str]) -> list[tuple[str, str]]:
+    """(student, assignment) of the released feedback whose hand grades changed since."""
+    changed = []
+    with Gradebook(course.db_url) as gb:
+        for marker in sorted(course.feedback.glob(f"*/*/{RELEASED_FILE}")):
+            student, assignment = marker.parent.parent.name, marker.parent.name
+            if assignment in assignments and \
+                    marker.read_text() != hand_grades(gb, student, assignment):
+                changed.append((student, assignment))
+    return changed
 
 
 def _read_small(path: Path, limit: int = 4096) -> str:
@@ -259,15 +299,20 @@ def serve_round(course: Course, exchange: Exchange, assignments: list[str], jobs
             ledger.record(arrival.student, arrival.assignment, arrival.arrived)
             result.collected.append(arrival)
     result.graded = grade(course, assignments, jobs=jobs, timeout=timeout, progress=False)
+    graded = {(o.student, o.assignment) for o in result.graded}
+    result.updated = [key for key in hand_graded_since_release(course, assignments)
+                      if key not in graded]
     now = datetime.now(UTC)
-    for assignment in sorted({o.assignment for o in result.graded}):
-        students = sorted({o.student for o in result.graded if o.assignment == assignment})
+    for assignment in sorted({a for _, a in graded | set(result.updated)}):
+        students = sorted({s for s, a in graded | set(result.updated) if a == assignment})
         feedback(course, [assignment], students)
-        for outcome in (o for o in result.graded if o.assignment == assignment):
-            allowance = ledger.allowance(policy.of(assignment), outcome.student, assignment, now)
-            note = render_allowance(allowance, outcome.language or ENGLISH)
-            if release(course, exchange, outcome.student, assignment, note):
-                result.released.append((outcome.student, assignment))
+        for student in students:
+            outcome = load_outcome(course, student, assignment)
+            allowance = ledger.allowance(policy.of(assignment), student, assignment, now)
+            note = render_allowance(allowance, (outcome and outcome.language) or ENGLISH)
+            if release(course, exchange, student, assignment, note) \
+                    and (student, assignment) in graded:
+                result.released.append((student, assignment))
     return result
 
 
@@ -297,6 +342,8 @@ def serve(course: Course, exchange: Exchange, assignments: list[str], jobs: int 
                    f"{outcome.score:g} / {outcome.max_score:g}")
         for student, assignment in result.released:
             report(f"feedback released: {student} {assignment}")
+        for student, assignment in result.updated:
+            report(f"feedback updated (graded by hand): {student} {assignment}")
         for arrival in result.limited:
             report(f"not graded (limits reached): {arrival.student} {arrival.assignment}")
         if once or stopping:

@@ -4,6 +4,7 @@ student can neither read another's work nor hand in as another."""
 
 from __future__ import annotations
 
+import csv
 import json
 import re
 import shutil
@@ -102,6 +103,26 @@ def test_graded_on_arrival_through_the_exchange(exchange, tmp_path):
         # A second round with nothing new grades nothing.
         again = serve(course, exchange)
         assert "graded:" not in again.stdout
+
+        # A person grades Ada's written answers: her feedback is written and released again.
+        sheet = tmp_path / "hand.csv"
+        assert run_cli(course, "manual", ASSIGNMENT, "--export", str(sheet)).returncode == 0
+        with sheet.open(newline="") as handle:
+            rows = list(csv.DictReader(handle))
+        for row in rows:
+            if row["student_id"] == ada:
+                row["score"], row["comment"] = row["max_score"], "Clear and right: well done."
+        with sheet.open("w", newline="") as handle:
+            writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+            writer.writeheader()
+            writer.writerows(rows)
+        assert run_cli(course, "manual", ASSIGNMENT, "--import", str(sheet)).returncode == 0
+        updated = serve(course, exchange)
+        assert f"feedback updated (graded by hand): {ada} {ASSIGNMENT}" in updated.stdout
+        assert ben not in updated.stdout.split("feedback updated")[-1]
+        nbgrader(ada, exchange, "fetch_feedback", ASSIGNMENT)
+        page, = _feedback_pages(ada)
+        assert "Clear and right: well done." in page and f"{ASSIGNMENT}: 18 / 18" in page
 
         # The limits on official gradings: one an hour, two in all. Ben's resubmission
         # within the hour is not graded, and he is told when the next may be.
