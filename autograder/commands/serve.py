@@ -27,7 +27,8 @@ round of :func:`serve_round`:
    only that student's copy of the submission can compute, with the official gradings
    used and left. The student's Assignment List fetches it. When a person grades a written
    answer (``manual``, the formgrader), the next round writes and releases that student's
-   feedback again.
+   feedback again; so it does for a grade recorded by a service stopped before it could
+   release the feedback.
 
 ``python -m autograder serve`` runs rounds until it is stopped (SIGTERM or SIGINT ends it
 after the round under way, and ``--once`` after one round).
@@ -96,7 +97,7 @@ class Round:
     graded: list[Outcome] = field(default_factory=list)
     released: list[tuple[str, str]] = field(default_factory=list)   # (student, assignment)
     limited: list[Arrival] = field(default_factory=list)   # not graded: limits reached
-    updated: list[tuple[str, str]] = field(default_factory=list)   # new hand grades released
+    updated: list[tuple[str, str]] = field(default_factory=list)   # released again
 
 
 def _owner(path: Path) -> str:
@@ -235,14 +236,18 @@ def release(course: Course, exchange: Exchange, student: str, assignment: str,
     return True
 
 
-def hand_graded_since_release(course: Course, assignments: list[str]) -> list[tuple[str, str]]:
-    """(student, assignment) of the released feedback whose hand grades changed since."""
+def to_release_again(course: Course, assignments: list[str]) -> list[tuple[str, str]]:
+    """(student, assignment) of the graded submissions from the exchange whose feedback is
+    not released as it stands: never released (the service was stopped between recording
+    the grade and releasing it), or graded by hand since."""
     changed = []
     with Gradebook(course.db_url) as gb:
-        for marker in sorted(course.feedback.glob(f"*/*/{RELEASED_FILE}")):
-            student, assignment = marker.parent.parent.name, marker.parent.name
-            if assignment in assignments and \
-                    marker.read_text() != hand_grades(gb, student, assignment):
+        for secret in sorted(course.submitted.glob(f"*/*/{EXCHANGE_RECORDS[1]}")):
+            student, assignment = secret.parent.parent.name, secret.parent.name
+            if assignment not in assignments or load_outcome(course, student, assignment) is None:
+                continue
+            marker = course.feedback / student / assignment / RELEASED_FILE
+            if not marker.is_file() or marker.read_text() != hand_grades(gb, student, assignment):
                 changed.append((student, assignment))
     return changed
 
@@ -300,7 +305,7 @@ def serve_round(course: Course, exchange: Exchange, assignments: list[str], jobs
             result.collected.append(arrival)
     result.graded = grade(course, assignments, jobs=jobs, timeout=timeout, progress=False)
     graded = {(o.student, o.assignment) for o in result.graded}
-    result.updated = [key for key in hand_graded_since_release(course, assignments)
+    result.updated = [key for key in to_release_again(course, assignments)
                       if key not in graded]
     now = datetime.now(UTC)
     for assignment in sorted({a for _, a in graded | set(result.updated)}):
@@ -343,7 +348,7 @@ def serve(course: Course, exchange: Exchange, assignments: list[str], jobs: int 
         for student, assignment in result.released:
             report(f"feedback released: {student} {assignment}")
         for student, assignment in result.updated:
-            report(f"feedback updated (graded by hand): {student} {assignment}")
+            report(f"feedback updated: {student} {assignment}")
         for arrival in result.limited:
             report(f"not graded (limits reached): {arrival.student} {arrival.assignment}")
         if once or stopping:

@@ -118,7 +118,7 @@ def test_graded_on_arrival_through_the_exchange(exchange, tmp_path):
             writer.writerows(rows)
         assert run_cli(course, "manual", ASSIGNMENT, "--import", str(sheet)).returncode == 0
         updated = serve(course, exchange)
-        assert f"feedback updated (graded by hand): {ada} {ASSIGNMENT}" in updated.stdout
+        assert f"feedback updated: {ada} {ASSIGNMENT}" in updated.stdout
         assert ben not in updated.stdout.split("feedback updated")[-1]
         nbgrader(ada, exchange, "fetch_feedback", ASSIGNMENT)
         page, = _feedback_pages(ada)
