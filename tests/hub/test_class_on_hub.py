@@ -1,7 +1,8 @@
-"""A class on the course's JupyterHub, for real: local users log in with their password,
-fetch the assignment from the Assignment List, submit it, and read their own graded
-feedback minutes later; the grading service runs under the hub; the class report is for
-instructors only; students cannot read each other's work."""
+"""A class on the course's JupyterHub, for real: local users log in with their password in
+Chromium, fetch the assignment in JupyterLab's Assignment List, submit it there, and read
+their own graded feedback there minutes later; the grading service runs under the hub; the
+class report is for instructors only; students cannot read each other's work or the
+grader's secrets."""
 
 from __future__ import annotations
 
@@ -22,75 +23,107 @@ from tests.hub_users import as_user, need_root
 pytestmark = pytest.mark.xdist_group("hub")
 
 
-def _feedback(student: Student, timeout: float = 240) -> str:
-    """Ask for feedback (the Assignment List's Fetch Feedback) until it arrives."""
+PUT_NOTEBOOK = """async ([url, model]) => {
+    const xsrf = document.cookie.split('; ').find(c => c.startsWith('_xsrf=')).split('=')[1];
+    const answer = await fetch(url, {method: 'PUT', body: JSON.stringify(model), headers: {
+        'X-XSRFToken': decodeURIComponent(xsrf), 'Content-Type': 'application/json'}});
+    return answer.status; }"""
+
+
+def lab(browser, hub, user: str):
+    """``user`` logged in through the hub's login page, in their JupyterLab, with the
+    Assignment List open (from JupyterLab's Nbgrader menu)."""
+    page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+    page.goto(f"{hub.url}/hub/login")
+    page.fill("#username_input", user)
+    page.fill("#password_input", hub.password)
+    page.click("#login_submit")
+    page.wait_for_url(f"**/user/{user}/lab**", timeout=180_000)
+    page.wait_for_selector(".jp-LauncherCard", timeout=180_000)
+    page.click(".lm-MenuBar-itemLabel:text('Nbgrader')")
+    page.click(".lm-Menu-itemLabel:text('Assignment List')")
+    page.get_by_role("button", name="Fetch").wait_for(timeout=60_000)
+    return page
+
+
+def work_and_submit(page, user: str, notebook: dict) -> None:
+    """Fetch the assignment, save the work in it (as JupyterLab saves a notebook), submit."""
+    page.get_by_role("button", name="Fetch").click()
+    page.get_by_role("button", name="Submit").wait_for(timeout=60_000)
+    saved = page.evaluate(PUT_NOTEBOOK, [f"/user/{user}/api/contents/{ASSIGNMENT}/"
+                                         f"{ASSIGNMENT}.ipynb",
+                                         {"type": "notebook", "format": "json",
+                                          "content": notebook}])
+    assert saved == 200
+    page.get_by_role("button", name="Submit").click()
+    page.get_by_role("button", name="Fetch Feedback").wait_for(timeout=60_000)
+
+
+def feedback_in_the_list(page, hub, timeout: float = 300) -> str:
+    """Fetch Feedback until the Assignment List offers "(view feedback)"; the page it opens."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        listing = student.assignment_list()
-        mine = [a for a in listing["value"] if a["assignment_id"] == ASSIGNMENT
-                and a["status"] == "submitted"]
-        if any(s.get("has_exchange_feedback") for a in mine for s in a.get("submissions", [])):
-            student.assignment_list("fetch_feedback", assignment_id=ASSIGNMENT)
-            folder = student.contents(f"{ASSIGNMENT}/feedback")["content"]
-            stamp = sorted(item["name"] for item in folder)[-1]
-            page = student.contents(f"{ASSIGNMENT}/feedback/{stamp}/{ASSIGNMENT}.html")
-            return page["content"]
-        time.sleep(3)
-    import subprocess
+        page.get_by_role("button", name="Fetch Feedback").first.click()
+        link = page.locator("#submitted_assignments_list a", has_text="view feedback")
+        try:
+            link.first.wait_for(timeout=5_000)
+        except Exception:  # noqa: BLE001 - not there yet: the service is still grading
+            page.click("#refresh_assignments_list")
+            time.sleep(3)
+            continue
+        link.first.click()             # the file browser goes to the feedback's folder …
+        entry = page.locator(".jp-DirListing-item", has_text=f"{ASSIGNMENT}.html").first
+        entry.wait_for(timeout=60_000)
+        entry.dblclick()               # … where the student opens it: JupyterLab's HTML viewer
+        viewer = page.locator(".jp-HTMLViewer iframe").last
+        viewer.wait_for(timeout=60_000)
+        frame = viewer.element_handle().content_frame()
+        frame.wait_for_load_state()
+        return frame.content()
+    raise AssertionError("no feedback in the Assignment List:\n"
+                         + "\n".join(line for line in hub.log.read_text().splitlines()
+                                      if "ServerApp" not in line)[-5000:])
 
-    processes = subprocess.run(["ps", "-eo", "pid,etime,args"], capture_output=True,
-                               text=True).stdout
-    raise AssertionError(f"no feedback for {student.user}; processes:\n"
-                         + "\n".join(line[:160] for line in processes.splitlines()
-                                      if "autograder" in line)
-                         + "\n" + "\n".join(line for line in student.hub.log.read_text()
-                                              .splitlines() if "ServerApp" not in line)[-5000:])
 
-
-def test_a_class_on_the_hub(tmp_path):
+def test_a_class_on_the_hub(browser):
     need_root()
     place = TEST_ROOT / f"course-{uuid.uuid4().hex}"     # where students could reach it
     place.mkdir(parents=True, mode=0o755)
     try:
-        _class_on_the_hub(make_course(place / "course"))
+        _class_on_the_hub(make_course(place / "course"), browser)
     finally:
         shutil.rmtree(place, ignore_errors=True)
 
 
-def _class_on_the_hub(course) -> None:
+def _class_on_the_hub(course, browser) -> None:
     mutant = next(i for i in implementations(ASSIGNMENT, "mutant") if i.name == "scaled_by_sqrt_n")
     with running_hub(course.root, students=3, instructors=1) as hub:
         published = run_cli(course, "--exchange", str(hub.exchange), "--course-id",
                             hub.course_id, "release", ASSIGNMENT)
         assert published.returncode == 0, published.stderr
-        ada, ben, cyd = (Student(hub, user) for user in hub.students)
-        notebook = f"{ASSIGNMENT}/{ASSIGNMENT}.ipynb"
-        for student, work in ((ada, filled(course)), (ben, filled(course, mutant.code))):
-            released = student.assignment_list()["value"]
-            assert [a["status"] for a in released if a["assignment_id"] == ASSIGNMENT] == \
-                ["released"]
-            student.assignment_list("fetch", assignment_id=ASSIGNMENT)
-            student.put_notebook(notebook, json.loads(nbformat.writes(work)))
-            student.assignment_list("submit", assignment_id=ASSIGNMENT)
-
-        ada_page, ben_page = _feedback(ada), _feedback(ben)
+        ada, ben, cyd = hub.students
+        pages = {user: lab(browser, hub, user) for user in (ada, ben)}
+        work_and_submit(pages[ada], ada, json.loads(nbformat.writes(filled(course))))
+        work_and_submit(pages[ben], ben, json.loads(nbformat.writes(filled(course, mutant.code))))
+        ada_page = feedback_in_the_list(pages[ada], hub)
+        ben_page = feedback_in_the_list(pages[ben], hub)
+        assert f"{ASSIGNMENT}: 14 / 18" in ada_page and f"<strong>{ada}</strong>" in ada_page
+        assert hint_of(mutant) in ben_page and ada not in ben_page
         time.sleep(12)       # two more rounds of the grading service: nothing to grade
         graded = [line for line in hub.log.read_text().splitlines() if line.startswith("graded:")]
         assert len(graded) == 2, graded                    # each submission graded once
-        assert f"{ASSIGNMENT}: 14 / 18" in ada_page and f"<strong>{ada.user}</strong>" in ada_page
-        assert hint_of(mutant) in ben_page and ada.user not in ben_page
 
         # Cyd sees nobody else's work, on the exchange or in a home, nor the grader's secrets.
         inbound = hub.exchange / hub.course_id / "inbound"
         for private in (inbound, hub.exchange / hub.course_id / "feedback",
-                        f"/home/{ada.user}", f"/home/{ben.user}/{ASSIGNMENT}",
-                        course.submitted / ada.user, course.autograded, course.feedback,
+                        f"/home/{ada}", f"/home/{ben}/{ASSIGNMENT}",
+                        course.submitted / ada, course.autograded, course.feedback,
                         course.source / ASSIGNMENT):
-            assert as_user(cyd.user, "ls", str(private), check=False).returncode != 0
+            assert as_user(cyd, "ls", str(private), check=False).returncode != 0
         for secret in (course.source / ASSIGNMENT / "hidden_tests.py", course.gradebook_path,
-                       course.submitted / ada.user / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"):
+                       course.submitted / ada / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"):
             assert secret.exists()
-            assert as_user(cyd.user, "head", "-c", "1", str(secret), check=False).returncode != 0
+            assert as_user(cyd, "head", "-c", "1", str(secret), check=False).returncode != 0
 
         # The class report: instructors only, by login or by token.
         report = f"{hub.url}/services/class-report/"
@@ -98,14 +131,15 @@ def _class_on_the_hub(course) -> None:
         index = teacher.get(report, timeout=60)
         assert index.status_code == 200 and ASSIGNMENT in index.text
         page = teacher.get(f"{report}{ASSIGNMENT}", timeout=120)
-        assert page.status_code == 200 and ada.user in page.text and ben.user in page.text
+        assert page.status_code == 200 and ada in page.text and ben in page.text
         assert "script-src" not in page.headers["Content-Security-Policy"]
-        assert cyd.session.get(report, timeout=60).status_code == 403
-        token = cyd.session.post(f"{hub.url}/hub/api/users/{cyd.user}/tokens", json={},
-                                 headers={"X-XSRFToken": cyd.session.cookies.get(
-                                     "_xsrf", path="/hub/")}, timeout=30)
+        student = Student(hub, cyd)
+        assert student.session.get(report, timeout=60).status_code == 403
+        token = student.session.post(f"{hub.url}/hub/api/users/{cyd}/tokens", json={},
+                                     headers={"X-XSRFToken": student.session.cookies.get(
+                                         "_xsrf", path="/hub/")}, timeout=30)
         token.raise_for_status()
-        refused = cyd.session.get(report, timeout=60, headers={
+        refused = student.session.get(report, timeout=60, headers={
             "Authorization": f"token {token.json()['token']}"}, allow_redirects=False)
         assert refused.status_code in (302, 403)
         if refused.status_code == 302:
