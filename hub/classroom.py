@@ -86,9 +86,12 @@ def setup(settings: HubSettings) -> None:
 
 
 # What only the grader may read on a machine students log in to: the solutions and hidden
-# tests, submissions, grades, feedback, reports, the LMS roster and the deadlines. (The
+# tests, the correct implementations the tests are proven with (the catalogues' variants,
+# the independent ones, the repository's history), submissions, grades, feedback, reports,
+# the LMS roster and the deadlines. (The course folder itself is not listable, and the
 # grading service creates everything else it writes private: it runs with umask 077.)
-PRIVATE_FOLDERS = ("solutions", "submitted", "autograded", "feedback", "reports")
+PRIVATE_FOLDERS = ("solutions", "submitted", "autograded", "feedback", "reports", "tests",
+                   ".git", "autograder/proving/mutants_and_variants")
 PRIVATE_FILES = ("gradebook.db", "lms-roster.json", "deadlines.toml", "nbgrader_config.py")
 
 
@@ -96,8 +99,13 @@ def keep_private(course: Path) -> list[Path]:
     """Make the course's secrets readable by their owner only (folders are created if
     missing, so that they are born private); the paths changed."""
     changed = []
+    if course.stat().st_mode & 0o066:
+        course.chmod(course.stat().st_mode & ~0o066 | 0o711)     # reachable, not listable
+        changed.append(course)
     for name in PRIVATE_FOLDERS:
         folder = course / name
+        if not folder.exists() and "/" in name:
+            continue                      # not this course's layout
         folder.mkdir(exist_ok=True)
         if folder.stat().st_mode & 0o077:
             subprocess.run(["chmod", "-R", "go-rwx", str(folder)], check=True)

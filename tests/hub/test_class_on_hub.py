@@ -90,7 +90,12 @@ def test_a_class_on_the_hub(browser):
     place = TEST_ROOT / f"course-{uuid.uuid4().hex}"     # where students could reach it
     place.mkdir(parents=True, mode=0o755)
     try:
-        _class_on_the_hub(make_course(place / "course"), browser)
+        course = make_course(place / "course")
+        # As in this repository: correct implementations and the history are secrets too.
+        for secret in ("tests/independent/attention-scoring/variant.py", ".git/objects/ab"):
+            (course.root / secret).parent.mkdir(parents=True, exist_ok=True)
+            (course.root / secret).write_text("a correct answer")
+        _class_on_the_hub(course, browser)
     finally:
         shutil.rmtree(place, ignore_errors=True)
 
@@ -120,8 +125,11 @@ def _class_on_the_hub(course, browser) -> None:
                         course.submitted / ada, course.autograded, course.feedback,
                         course.source / ASSIGNMENT):
             assert as_user(cyd, "ls", str(private), check=False).returncode != 0
+        assert as_user(cyd, "ls", str(course.root), check=False).returncode != 0
         for secret in (course.source / ASSIGNMENT / "hidden_tests.py", course.gradebook_path,
-                       course.submitted / ada / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"):
+                       course.submitted / ada / ASSIGNMENT / f"{ASSIGNMENT}.ipynb",
+                       course.root / "tests/independent/attention-scoring/variant.py",
+                       course.root / ".git/objects/ab"):
             assert secret.exists()
             assert as_user(cyd, "head", "-c", "1", str(secret), check=False).returncode != 0
 
