@@ -32,13 +32,20 @@ $(STAMP): requirements.txt pyproject.toml
 
 setup: $(STAMP)
 
+# $(call apt_install,PACKAGES,WHO NEEDS THEM): Debian's packages, installed as root, or
+# the command to install them said and the make stopped.
+define apt_install
+if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  apt-get -o DPkg::Lock::Timeout=600 update -qq && \
+	  apt-get -o DPkg::Lock::Timeout=600 install -y -qq $(1) >/dev/null; \
+	else echo "$(2): sudo apt-get install $(1)"; exit 1; fi
+endef
+
 # Grading runs every notebook in a bubblewrap sandbox (autograder/sandbox/).
 sandbox-tools:
 	@command -v bwrap >/dev/null && command -v prlimit >/dev/null && \
 	  command -v setpriv >/dev/null || { \
-	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-	    apt-get update -qq && apt-get install -y -qq bubblewrap util-linux >/dev/null; \
-	  else echo "Grading needs bubblewrap, prlimit and setpriv: sudo apt-get install bubblewrap util-linux"; exit 1; fi; }
+	  $(call apt_install,bubblewrap util-linux,Grading needs bubblewrap and setpriv); }
 
 # The browser tests (tests/book/test_browser.py, tests/book/test_exercises_in_jupyterlab.py) drive Debian's Chromium
 # with Playwright from PyPI (no browser download); a CJK font renders the glossary's Chinese.
@@ -56,21 +63,14 @@ browser-tools: $(AXE)
 
 # axe-core, the accessibility rules tests/book/test_accessibility.py runs in Chromium (npm).
 $(AXE):
-	@command -v npm >/dev/null || { \
-	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-	    apt-get -o DPkg::Lock::Timeout=600 update -qq && \
-	    apt-get -o DPkg::Lock::Timeout=600 install -y -qq npm >/dev/null; \
-	  else echo "The accessibility test needs npm: sudo apt-get install npm"; exit 1; fi; }
+	@command -v npm >/dev/null || { $(call apt_install,npm,The accessibility test needs npm); }
 	npm install --silent --no-audit --no-fund --prefix .tools axe-core@$(AXE_VERSION)
 	@test -f $(AXE)
 
 # tests/grader/batch/test_resumable_cluster_postgres.py starts a PostgreSQL server of its own for the gradebook.
 postgres-tools:
 	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || { \
-	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-	    apt-get -o DPkg::Lock::Timeout=600 update -qq && \
-	    apt-get -o DPkg::Lock::Timeout=600 install -y -qq postgresql >/dev/null; \
-	  else echo "The tests need a PostgreSQL server: sudo apt-get install postgresql"; exit 1; fi; }
+	  $(call apt_install,postgresql,The tests need a PostgreSQL server); }
 
 # The notebooks execute first, $(JOBS) at a time, into the cache the build reads
 # (book_build/execute.py); jupyter-book alone would run them one by one.
@@ -119,11 +119,7 @@ CHP_VERSION := 5.3.0
 CHP := .tools/node_modules/.bin/configurable-http-proxy
 hub-tools: $(CHP)
 $(CHP):
-	@command -v npm >/dev/null || { \
-	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-	    apt-get -o DPkg::Lock::Timeout=600 update -qq && \
-	    apt-get -o DPkg::Lock::Timeout=600 install -y -qq npm >/dev/null; \
-	  else echo "The hub's proxy needs npm: sudo apt-get install npm"; exit 1; fi; }
+	@command -v npm >/dev/null || { $(call apt_install,npm,The hub's proxy needs npm); }
 	npm install --silent --no-audit --no-fund --prefix .tools configurable-http-proxy@$(CHP_VERSION)
 	@test -x $(CHP)
 
@@ -137,10 +133,7 @@ hub: $(STAMP) sandbox-tools hub-tools
 # again with the parsers their importers use: Ruby's CSV library and PHP's fgetcsv (Debian).
 lms-tools:
 	@command -v ruby >/dev/null && command -v php >/dev/null || { \
-	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-	    apt-get -o DPkg::Lock::Timeout=600 update -qq && \
-	    apt-get -o DPkg::Lock::Timeout=600 install -y -qq ruby php-cli >/dev/null; \
-	  else echo "The LMS tests need Ruby and PHP: sudo apt-get install ruby php-cli"; exit 1; fi; }
+	  $(call apt_install,ruby php-cli,The LMS tests need Ruby and PHP); }
 
 # ruff, then the grader's layers (import-linter's contracts in pyproject.toml).
 lint: $(STAMP)
