@@ -159,10 +159,12 @@ test-browser: $(STAMP) browser-tools
 	$(BIN)/python -m pytest -n $(JOBS) --dist loadgroup tests/book/test_browser.py tests/book/test_book.py \
 	  tests/book/test_attention_views.py tests/book/test_exercises_in_jupyterlab.py
 
-bench: $(STAMP) sandbox-tools
+bench: $(STAMP) sandbox-tools hub-tools
 	$(BIN)/python benchmarks/sandbox_cost.py
 	$(BIN)/python benchmarks/mha_speed.py
 	$(BIN)/python benchmarks/grading_throughput.py --jobs $(JOBS)
+	@# the hub's grading service under a class submitting at once (as root: local users)
+	$(BIN)/python benchmarks/hub_load.py --jobs $(JOBS)
 
 clean:
 	rm -rf _build submitted autograded feedback reports gradebook.db grades.csv grades.json \
