@@ -15,9 +15,11 @@ round of :func:`serve_round`:
 2. copies each new one into ``submitted/<student>/<assignment>/`` (:func:`take`) — if the
    limits on official gradings of ``deadlines.toml`` allow it (:mod:`.allowance`; if not,
    the student is told so, and when the next may be, in place of feedback): regular
-   files only (a symbolic link could point at another student's work), within
-   :data:`MAX_BYTES`; nbgrader's ``timestamp.txt`` is written with the arrival time, and
-   ``submission_secret.txt`` is kept, as nbgrader's release of feedback needs it;
+   files only, read through directory descriptors without following a symbolic link, which
+   the student could plant, or swap in while the folder is read, to point at another
+   student's work (:func:`_read_submission`), within :data:`MAX_BYTES`; nbgrader's
+   ``timestamp.txt`` is written with the arrival time, and ``submission_secret.txt`` is
+   kept, as nbgrader's release of feedback needs it;
 3. grades what is new with the same pipeline and gradebook as ``grade`` (sandboxed, one
    writer, resumable: a round stopped half-way grades the rest in the next, and nothing
    already recorded is graded again);
@@ -133,20 +135,38 @@ def arrivals(exchange: Exchange, assignments: list[str]) -> tuple[list[Arrival],
     return sorted(latest.values(), key=lambda a: a.arrived), refused
 
 
-def _regular_files(folder: Path) -> list[Path] | str:
-    """The regular files under ``folder`` (relative), or why the folder is refused."""
-    files, total = [], 0
-    for path in sorted(folder.rglob("*")):
-        info = path.lstat()
-        if stat.S_ISDIR(info.st_mode):
-            continue
-        if not stat.S_ISREG(info.st_mode):
-            continue                       # a link, a device, a pipe: never followed
-        total += info.st_size
-        if total > MAX_BYTES:
-            return f"larger than {MAX_BYTES // 2**20} MB"
-        files.append(path.relative_to(folder))
+def _read_submission(folder: Path, student: str) -> dict[Path, bytes] | str:
+    """The regular files of a submission's folder, ``{relative path: content}``, or why it
+    is refused. Read through directory descriptors (``os.fwalk``) and ``O_NOFOLLOW``: the
+    folder is its student's, who could swap any part of it for a symbolic link while it is
+    read; nothing is followed, and the folder read is the one whose owner was checked."""
+    files: dict[Path, bytes] = {}
+    total = 0
+    for top, _, names, top_fd in os.fwalk(folder, follow_symlinks=False):
+        if Path(top) == folder and _owner_of_fd(top_fd) != student:
+            return "its folder changed hands while it was read"
+        for name in names:
+            try:
+                fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=top_fd)
+            except OSError:
+                continue                       # a link, or gone: never followed
+            with os.fdopen(fd, "rb") as handle:
+                if not stat.S_ISREG(os.fstat(fd).st_mode):
+                    continue                   # a device, a pipe
+                content = handle.read(MAX_BYTES - total + 1)
+            total += len(content)
+            if total > MAX_BYTES:
+                return f"larger than {MAX_BYTES // 2**20} MB"
+            files[Path(top).relative_to(folder) / name] = content
     return files
+
+
+def _owner_of_fd(fd: int) -> str:
+    uid = os.fstat(fd).st_uid
+    try:
+        return pwd.getpwuid(uid).pw_name
+    except KeyError:
+        return f"uid {uid}"
 
 
 def waiting(course: Course, exchange: Exchange, assignments: list[str]) -> list[Arrival]:
@@ -166,19 +186,16 @@ def take(course: Course, arrival: Arrival) -> bool | str:
     target = course.submitted / arrival.student / arrival.assignment
     if _taken(course, arrival):
         return False
-    files = _regular_files(arrival.folder)
+    files = _read_submission(arrival.folder, arrival.student)
     if isinstance(files, str):
         return f"{arrival.folder.name}: {files}"
     incoming = target.with_name(f".{arrival.assignment}.incoming")
     shutil.rmtree(incoming, ignore_errors=True)
     incoming.mkdir(parents=True)
-    for relative in files:
+    for relative, content in files.items():
         destination = incoming / relative
         destination.parent.mkdir(parents=True, exist_ok=True)
-        flags = os.O_RDONLY | os.O_NOFOLLOW
-        with os.fdopen(os.open(arrival.folder / relative, flags), "rb") as source, \
-                destination.open("wb") as copy:
-            shutil.copyfileobj(source, copy)
+        destination.write_bytes(content)
     (incoming / "timestamp.txt").write_text(arrival.arrived.strftime(TIMESTAMP_FORMAT))
     (incoming / ARRIVAL_FILE).write_text(json.dumps(arrival.record()))
     if target.exists():
