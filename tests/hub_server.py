@@ -156,6 +156,9 @@ def running_hub(course_root: Path, students: int = 3, instructors: int = 1,
             from tests.conftest import stop_group
 
             stop_group(process)
+            # The hub stops its services when it stops; if it had to be killed, they did
+            # not: every process started for this hub names its folder.
+            subprocess.run(["pkill", "-KILL", "-f", str(place)], check=False)
             if log.exists():       # kept for a failing test's report: the hub's own words
                 (Path(os.environ.get("PYTEST_HUB_LOGS", "/tmp")) / "hub-last.log").write_text(
                     log.read_text())
