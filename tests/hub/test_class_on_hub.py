@@ -20,7 +20,8 @@ from tests.conftest import ASSIGNMENT, filled, make_course, run_cli
 from tests.hub_server import TEST_ROOT, Student, running_hub
 from tests.hub_users import as_user, need_root
 
-pytestmark = pytest.mark.xdist_group("hub")
+# A long proof (real users, real gradings round after round): in make test-full.
+pytestmark = [pytest.mark.full, pytest.mark.xdist_group("hub")]
 
 
 PUT_NOTEBOOK = """async ([url, model]) => {

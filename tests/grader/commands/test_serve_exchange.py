@@ -22,7 +22,8 @@ from tests.hub_users import as_user, give, local_users, need_root
 COURSE_ID = "attention-nlp"
 EXCHANGE_PARENT = Path("/srv/attention-course-tests")
 
-pytestmark = pytest.mark.xdist_group("exchange")
+# A long proof (real users, real gradings round after round): in make test-full.
+pytestmark = [pytest.mark.full, pytest.mark.xdist_group("exchange")]
 
 
 def nbgrader(user: str, exchange: Path, *args: str, check: bool = True):
