@@ -57,7 +57,7 @@ def _serve(course: Course, args: argparse.Namespace) -> int:
     print(f"serving {', '.join(assignments)} from {exchange.inbound}", flush=True)
     serve(course, exchange, assignments, jobs=args.jobs, timeout=args.timeout,
           interval=args.interval, once=args.once,
-          report=lambda line: print(line, flush=True))
+          report=lambda line: print(line, flush=True), scheduler=args.scheduler)
     return 0
 
 
@@ -251,6 +251,9 @@ def parser() -> argparse.ArgumentParser:
                    help="seconds each notebook may run (one cell: a quarter of it)")
     p.add_argument("--interval", type=float, default=5.0, help="seconds between rounds")
     p.add_argument("--once", action="store_true", help="one round, then stop")
+    p.add_argument("--scheduler", help="address of an existing Dask scheduler whose workers "
+                   "see the course directory at the same path (default: a local cluster of "
+                   "--jobs workers)")
     p.set_defaults(run=_serve)
 
     p = sub.add_parser("feedback", help="HTML feedback per student, hidden tests hidden")

@@ -9,7 +9,8 @@ end, every student's feedback must have been released to the exchange, every sub
 graded once (the service's own log, and the gradebook), none lost; it prints the time from
 each ``nbgrader submit`` returning to the student's feedback file appearing in the
 exchange (median, 95th percentile, maximum), as the student's Assignment List would see
-it.
+it, and the machine's CPU seconds per submission (the figure hub/kubernetes/README.md sizes
+a cluster with).
 
     python benchmarks/hub_load.py [--students 60] [--jobs 2]     # as root
 
@@ -58,6 +59,14 @@ def start_service(course, exchange: Path, jobs: int, log: Path) -> subprocess.Po
         stdout=log.open("a"), stderr=subprocess.STDOUT, cwd=REPO, start_new_session=True)
 
 
+def machine_cpu_seconds() -> float:
+    """CPU time the whole machine has spent computing since boot (user, nice, system, irq
+    and softirq of /proc/stat; idle and waiting left out)."""
+    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n")[0].split()[1:8]]
+    user, nice, system, _idle, _iowait, irq, softirq = fields
+    return (user + nice + system + irq + softirq) / os.sysconf("SC_CLK_TCK")
+
+
 def feedback_file(exchange: Path, user: str) -> Path | None:
     """The exchange's feedback file of ``user``'s latest submission (from their cache)."""
     cache = Path(pwd.getpwnam(user).pw_dir) / ".local/share/jupyter/nbgrader_cache" / COURSE_ID
@@ -101,6 +110,7 @@ def main() -> None:
                 if work[index % 3] is not None:
                     give(user, Path(pwd.getpwnam(user).pw_dir) / ASSIGNMENT /
                          f"{ASSIGNMENT}.ipynb", work[index % 3])
+            cpu_before = machine_cpu_seconds()
             service = start_service(course, exchange, args.jobs, log)
             submitted: dict[str, float] = {}
             lock = threading.Lock()
@@ -136,6 +146,7 @@ def main() -> None:
                         if path is not None and path.exists():
                             waits[user] = time.monotonic() - submitted[user]
                 time.sleep(0.5)
+            cpu_used = machine_cpu_seconds() - cpu_before
             os.killpg(service.pid, signal.SIGTERM)
             service.wait(timeout=120)
         lines = log.read_text().splitlines()
@@ -164,6 +175,10 @@ def main() -> None:
             print(f"submit -> feedback in the exchange: median {statistics.median(times):.1f} s, "
                   f"95th percentile {p95:.1f} s, maximum {times[-1]:.1f} s "
                   f"(--jobs {args.jobs}, {os.cpu_count()} cores)")
+        print(f"CPU: {cpu_used:.0f} s for {len(recorded)} submissions, "
+              f"{cpu_used / max(1, len(recorded)):.1f} s each (the whole machine from the "
+              "service's start to the last feedback: grading, both services' start-ups, the "
+              "students' nbgrader commands)")
         ok = not missing_feedback and once == len(users) and all(u in scores for u in users)
         sys.exit(0 if ok else 1)
     finally:

@@ -22,6 +22,8 @@ import sys
 import sysconfig
 from pathlib import Path
 
+from autograder.course.exchange import Exchange
+
 from .settings import HubSettings
 
 NBGRADER_CONFIG = '''\
@@ -74,9 +76,17 @@ def setup(settings: HubSettings) -> None:
     root = settings.exchange.root
     root.mkdir(parents=True, exist_ok=True)
     root.chmod(0o777)
-    config = settings.student_config
+    write_student_config(settings.student_config, settings.exchange)
+
+
+def write_student_config(config: Path, exchange: Exchange) -> None:
+    """Every student's Jupyter configuration, into the folder ``config`` (a folder of
+    Jupyter's configuration path): nbgrader's course and exchange, and its tools a student
+    has no use for off. The hub of this machine puts it in the hub's state; the students'
+    image for Kubernetes in ``/etc/attention-course/jupyter`` (hub/kubernetes/Dockerfile);
+    each names it first on ``JUPYTER_CONFIG_PATH``."""
     _write(config / "nbgrader_config.py",
-           NBGRADER_CONFIG.format(course_id=settings.exchange.course_id, root=str(root)))
+           NBGRADER_CONFIG.format(course_id=exchange.course_id, root=str(exchange.root)))
     _write(config / "jupyter_server_config.json",
            json.dumps({"ServerApp": {"jpserver_extensions": SERVER_EXTENSIONS}}, indent=1))
     _write(config / "labconfig" / "page_config.json",
@@ -153,7 +163,12 @@ def main(argv: list[str]) -> int:
         for user in create_users(settings):
             print(f"created {user}: set a password with `passwd {user}`")
         return 0
-    print("usage: python -m hub.classroom setup|users", file=sys.stderr)
+    if argv[:1] == ["student-config"] and len(argv) == 2:
+        write_student_config(Path(argv[1]), settings.exchange)
+        print(f"students' configuration in {argv[1]} (exchange {settings.exchange.root}, "
+              f"course {settings.exchange.course_id})")
+        return 0
+    print("usage: python -m hub.classroom setup|users|student-config FOLDER", file=sys.stderr)
     return 2
 
 

@@ -67,13 +67,16 @@ def application(course: Course, exchange: Exchange | None, prefix: str) -> web.A
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m autograder.classview")
     parser.add_argument("--root", default=".")
+    parser.add_argument("--db", default=os.environ.get("AUTOGRADER_DB"),
+                        help="the gradebook's database URL, as for python -m autograder "
+                        "(default: $AUTOGRADER_DB, else gradebook.db in the course)")
     parser.add_argument("--exchange")
     parser.add_argument("--course-id")
     args = parser.parse_args()
     url = os.environ["JUPYTERHUB_SERVICE_URL"]          # set by the hub that starts it
     prefix = os.environ.get("JUPYTERHUB_SERVICE_PREFIX", "/services/class-report/")
-    app = application(Course.at(args.root), Exchange.named(args.exchange, args.course_id),
-                      prefix)
+    app = application(Course.at(args.root, args.db),
+                      Exchange.named(args.exchange, args.course_id), prefix)
     from urllib.parse import urlparse
 
     address = urlparse(url)

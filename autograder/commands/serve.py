@@ -41,7 +41,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import pwd
 import shutil
 import signal
 import stat
@@ -102,13 +101,6 @@ class Round:
     updated: list[tuple[str, str]] = field(default_factory=list)   # released again
 
 
-def _owner(path: Path) -> str:
-    try:
-        return pwd.getpwuid(path.lstat().st_uid).pw_name
-    except KeyError:
-        return f"uid {path.lstat().st_uid}"
-
-
 def arrivals(exchange: Exchange, assignments: list[str]) -> tuple[list[Arrival], list[str]]:
     """The latest submission of each student and served assignment in ``inbound/``, and the
     folders refused (another user's name on it, not a folder)."""
@@ -123,7 +115,7 @@ def arrivals(exchange: Exchange, assignments: list[str]) -> tuple[list[Arrival],
         if folder.is_symlink() or not folder.is_dir():
             refused.append(f"{folder.name}: not a folder")
             continue
-        owner = _owner(folder)
+        owner = exchange.user_of(folder.lstat().st_uid)
         if owner != name.student:
             refused.append(f"{folder.name}: handed in by {owner}, not by {name.student}")
             continue
@@ -135,7 +127,7 @@ def arrivals(exchange: Exchange, assignments: list[str]) -> tuple[list[Arrival],
     return sorted(latest.values(), key=lambda a: a.arrived), refused
 
 
-def _read_submission(folder: Path, student: str) -> dict[Path, bytes] | str:
+def _read_submission(folder: Path, student: str, exchange: Exchange) -> dict[Path, bytes] | str:
     """The regular files of a submission's folder, ``{relative path: content}``, or why it
     is refused. Read through directory descriptors (``os.fwalk``) and ``O_NOFOLLOW``: the
     folder is its student's, who could swap any part of it for a symbolic link while it is
@@ -143,7 +135,7 @@ def _read_submission(folder: Path, student: str) -> dict[Path, bytes] | str:
     files: dict[Path, bytes] = {}
     total = 0
     for top, _, names, top_fd in os.fwalk(folder, follow_symlinks=False):
-        if Path(top) == folder and _owner_of_fd(top_fd) != student:
+        if Path(top) == folder and exchange.user_of(os.fstat(top_fd).st_uid) != student:
             return "its folder changed hands while it was read"
         for name in names:
             try:
@@ -161,14 +153,6 @@ def _read_submission(folder: Path, student: str) -> dict[Path, bytes] | str:
     return files
 
 
-def _owner_of_fd(fd: int) -> str:
-    uid = os.fstat(fd).st_uid
-    try:
-        return pwd.getpwuid(uid).pw_name
-    except KeyError:
-        return f"uid {uid}"
-
-
 def waiting(course: Course, exchange: Exchange, assignments: list[str]) -> list[Arrival]:
     """The latest submissions in the exchange that have not been taken yet."""
     found, _ = arrivals(exchange, assignments)
@@ -180,13 +164,13 @@ def _taken(course: Course, arrival: Arrival) -> bool:
     return marker.is_file() and json.loads(marker.read_text()) == arrival.record()
 
 
-def take(course: Course, arrival: Arrival) -> bool | str:
+def take(course: Course, exchange: Exchange, arrival: Arrival) -> bool | str:
     """Copy a submission into ``submitted/``: True if it is new, False if it was taken
     already, or why it is refused."""
     target = course.submitted / arrival.student / arrival.assignment
     if _taken(course, arrival):
         return False
-    files = _read_submission(arrival.folder, arrival.student)
+    files = _read_submission(arrival.folder, arrival.student, exchange)
     if isinstance(files, str):
         return f"{arrival.folder.name}: {files}"
     incoming = target.with_name(f".{arrival.assignment}.incoming")
@@ -299,9 +283,10 @@ def tell_not_graded(exchange: Exchange, arrival: Arrival, allowance: Allowance) 
 
 
 def serve_round(course: Course, exchange: Exchange, assignments: list[str], jobs: int = 2,
-                timeout: int = DEFAULT_TIMEOUT) -> Round:
+                timeout: int = DEFAULT_TIMEOUT, scheduler: str | None = None) -> Round:
     """One round: take what arrived (within the limits on official gradings), grade what
-    is new, release its feedback."""
+    is new (on the Dask cluster at ``scheduler``, else a local one of ``jobs`` workers),
+    release its feedback."""
     result = Round()
     policy, ledger = deadlines.load(course), Ledger(course)
     found, result.refused = arrivals(exchange, assignments)
@@ -314,13 +299,14 @@ def serve_round(course: Course, exchange: Exchange, assignments: list[str], jobs
             if tell_not_graded(exchange, arrival, allowance):
                 result.limited.append(arrival)
             continue
-        taken = take(course, arrival)
+        taken = take(course, exchange, arrival)
         if isinstance(taken, str):
             result.refused.append(taken)
         elif taken:
             ledger.record(arrival.student, arrival.assignment, arrival.arrived)
             result.collected.append(arrival)
-    result.graded = grade(course, assignments, jobs=jobs, timeout=timeout, progress=False)
+    result.graded = grade(course, assignments, jobs=jobs, timeout=timeout, progress=False,
+                          scheduler=scheduler)
     graded = {(o.student, o.assignment) for o in result.graded}
     result.updated = [key for key in to_release_again(course, assignments)
                       if key not in graded]
@@ -340,7 +326,7 @@ def serve_round(course: Course, exchange: Exchange, assignments: list[str], jobs
 
 def serve(course: Course, exchange: Exchange, assignments: list[str], jobs: int = 2,
           timeout: int = DEFAULT_TIMEOUT, interval: float = 5.0, once: bool = False,
-          report=print) -> None:
+          report=print, scheduler: str | None = None) -> None:
     """Rounds until SIGTERM or SIGINT (after the round under way) or, with ``once``, one.
     Everything the service writes in the course is its own only (umask 077): on a hub,
     students log in to the same machine."""
@@ -351,7 +337,7 @@ def serve(course: Course, exchange: Exchange, assignments: list[str], jobs: int 
         signal.signal(signum, lambda *_: stopping.append(True))
     while True:
         started = time.monotonic()
-        result = serve_round(course, exchange, assignments, jobs, timeout)
+        result = serve_round(course, exchange, assignments, jobs, timeout, scheduler)
         result.refused, told = [r for r in result.refused if r not in told], \
             told | set(result.refused)
         for arrival in result.collected:

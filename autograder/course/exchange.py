@@ -12,11 +12,16 @@ folder: the random names keep one student's work from another's.
 from __future__ import annotations
 
 import os
+import pwd
 from dataclasses import dataclass
 from pathlib import Path
 
 DEFAULT_COURSE_ID = "attention-nlp"
 ROOT_VARIABLE, COURSE_VARIABLE = "AUTOGRADER_EXCHANGE", "AUTOGRADER_COURSE_ID"
+# On Kubernetes each student's server runs in a pod of its own, with a uid the hub gave it
+# (hub/kubernetes/): the hub writes who has which uid to an accounts file in /etc/passwd's
+# format, which the grader reads instead of the machine's own user database.
+ACCOUNTS_VARIABLE = "AUTOGRADER_ACCOUNTS"
 
 
 @dataclass(frozen=True)
@@ -25,15 +30,36 @@ class Exchange:
 
     root: Path
     course_id: str = DEFAULT_COURSE_ID
+    accounts: Path | None = None     # who has which uid; None: this machine's users
 
     @classmethod
     def named(cls, root: str | None, course_id: str | None = None) -> Exchange | None:
         """The exchange given on the command line, else by ``$AUTOGRADER_EXCHANGE`` and
-        ``$AUTOGRADER_COURSE_ID``; None if neither names one."""
+        ``$AUTOGRADER_COURSE_ID`` (its accounts by ``$AUTOGRADER_ACCOUNTS``); None if
+        neither names one."""
         root = root or os.environ.get(ROOT_VARIABLE)
         if not root:
             return None
-        return cls(Path(root), course_id or os.environ.get(COURSE_VARIABLE) or DEFAULT_COURSE_ID)
+        accounts = os.environ.get(ACCOUNTS_VARIABLE)
+        return cls(Path(root), course_id or os.environ.get(COURSE_VARIABLE) or DEFAULT_COURSE_ID,
+                   Path(accounts) if accounts else None)
+
+    def user_of(self, uid: int) -> str:
+        """The name of the user whose uid is ``uid`` (``"uid <n>"`` if nobody's): from the
+        accounts file if the exchange has one (read afresh: a student's first server start
+        adds them), else from this machine's users. A name the file gives twice, or a uid
+        it gives to two names, belongs to nobody."""
+        if self.accounts is None:
+            try:
+                return pwd.getpwuid(uid).pw_name
+            except KeyError:
+                return f"uid {uid}"
+        names = set()
+        for line in self.accounts.read_text(encoding="utf-8").splitlines():
+            fields = line.split(":")
+            if len(fields) >= 3 and fields[2].strip().isdigit() and int(fields[2]) == uid:
+                names.add(fields[0])
+        return names.pop() if len(names) == 1 else f"uid {uid}"
 
     @property
     def inbound(self) -> Path:

@@ -25,8 +25,10 @@ import time
 from glob import glob
 from pathlib import Path
 
+import nbformat
 import pytest
 from nbgrader.api import Gradebook
+from nbgrader.utils import notebook_hash
 
 from autograder.commands.release import release
 from autograder.course import Course
@@ -140,6 +142,37 @@ def test_grading_on_an_existing_dask_cluster(tmp_path, dask_scheduler):
     recorded = _recorded(course)
     assert sorted(recorded) == sorted(expected)
     assert [recorded[s] == 14.0 for s in sorted(expected)] == [True, False, True]
+
+
+def _transitions(scheduler: str) -> int:
+    """How many task transitions the Dask scheduler at ``scheduler`` has made."""
+    from distributed import Client
+
+    with Client(scheduler, timeout=30) as client:
+        return client.run_on_scheduler(lambda dask_scheduler: dask_scheduler.transition_counter)
+
+
+def test_the_hub_service_grades_on_an_existing_dask_cluster(tmp_path, dask_scheduler):
+    """``serve --scheduler``: what arrives in the exchange is graded by the cluster's
+    workers (as on Kubernetes, hub/kubernetes/), and its feedback released."""
+    course = make_course(tmp_path / "course")
+    exchange = tmp_path / "exchange"
+    me = pwd.getpwuid(os.geteuid()).pw_name
+    handed_in = exchange / "attention-nlp" / "inbound" / \
+        f"{me}+{ASSIGNMENT}+2026-11-29 12:00:00.000000 UTC+abcdef"
+    handed_in.mkdir(parents=True)
+    nbformat.write(filled(course), handed_in / f"{ASSIGNMENT}.ipynb")
+    (handed_in / "timestamp.txt").write_text("2026-11-29 12:00:00.000000 UTC")
+    (handed_in / "submission_secret.txt").write_text("a secret only this student knows")
+    before = _transitions(dask_scheduler)
+    result = run_cli(course, "--exchange", str(exchange), "serve", ASSIGNMENT, "--once",
+                     "--scheduler", dask_scheduler)
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    # every test passed (14 points); the written answers (4) wait for a person
+    assert f"graded: {me} {ASSIGNMENT} 14 / 18" in result.stdout, result.stdout[-2000:]
+    assert _transitions(dask_scheduler) > before, "the cluster graded nothing"
+    name = notebook_hash(secret="a secret only this student knows", notebook_id=ASSIGNMENT)
+    assert (exchange / "attention-nlp" / "feedback" / f"{name}.html").is_file()
 
 
 # --------------------------------------------------------------------------- PostgreSQL
