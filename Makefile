@@ -6,6 +6,10 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 JOBS   ?= 2
+# pytest-xdist's workers for `make test`: one more than the cores, as a session of the
+# suite keeps its two cores busy only 58 % of the time with two (its tests wait on
+# browsers, servers and clocks as much as they compute).
+TEST_WORKERS ?= 3
 
 .PHONY: hub hub-tools lms-tools help setup sandbox-tools browser-tools postgres-tools book pdf translations release validate formgrader lint test test-full test-browser security-report bench clean
 
@@ -80,7 +84,7 @@ postgres-tools:
 # serves and links from every page's download menu.
 book: $(STAMP) browser-tools
 	$(BIN)/python -m book_build.execute --jobs $(JOBS)
-	$(BIN)/python -m book_build.pdf
+	$(BIN)/python -m book_build.pdf --jobs $(JOBS)
 	$(BIN)/jupyter-book build . --builder html
 	$(BIN)/python -m book_build.translate build --language zh_CN
 	@echo "The website is in _build/html/index.html (中文版: _build/html/zh/index.html)"
@@ -89,7 +93,7 @@ book: $(STAMP) browser-tools
 # same pages and cached outputs as the website (nothing executes again once it is cached).
 pdf: $(STAMP) browser-tools
 	$(BIN)/python -m book_build.execute --jobs $(JOBS)
-	$(BIN)/python -m book_build.pdf
+	$(BIN)/python -m book_build.pdf --jobs $(JOBS)
 
 # After an English page changed: its new or changed messages into locales/zh_CN (new ones
 # untranslated, changed ones fuzzy), and its figures' new strings into figures.po, for a
@@ -141,7 +145,7 @@ lint: $(STAMP)
 	$(BIN)/lint-imports
 
 test: lint sandbox-tools browser-tools postgres-tools lms-tools hub-tools
-	$(BIN)/python -m pytest -n $(JOBS) --dist loadgroup -m "not full" --durations=20
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup -m "not full" --durations=20
 
 # Every catalogued and independent implementation of every assignment through the real
 # pipeline (tests marked `full`); `make test` covers them with dry runs and a sample.

@@ -110,7 +110,7 @@ def main() -> None:
                 if work[index % 3] is not None:
                     give(user, Path(pwd.getpwnam(user).pw_dir) / ASSIGNMENT /
                          f"{ASSIGNMENT}.ipynb", work[index % 3])
-            cpu_before = machine_cpu_seconds()
+            cpu_before, window_began = machine_cpu_seconds(), time.monotonic()
             service = start_service(course, exchange, args.jobs, log)
             submitted: dict[str, float] = {}
             lock = threading.Lock()
@@ -147,6 +147,7 @@ def main() -> None:
                             waits[user] = time.monotonic() - submitted[user]
                 time.sleep(0.5)
             cpu_used = machine_cpu_seconds() - cpu_before
+            window = time.monotonic() - window_began
             os.killpg(service.pid, signal.SIGTERM)
             service.wait(timeout=120)
         lines = log.read_text().splitlines()
@@ -178,7 +179,8 @@ def main() -> None:
         print(f"CPU: {cpu_used:.0f} s for {len(recorded)} submissions, "
               f"{cpu_used / max(1, len(recorded)):.1f} s each (the whole machine from the "
               "service's start to the last feedback: grading, both services' start-ups, the "
-              "students' nbgrader commands)")
+              f"students' nbgrader commands), in {window:.0f} s: the cores busy "
+              f"{100 * cpu_used / (window * (os.cpu_count() or 1)):.0f} % of the time")
         ok = not missing_feedback and once == len(users) and all(u in scores for u in users)
         sys.exit(0 if ok else 1)
     finally:

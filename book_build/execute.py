@@ -3,7 +3,10 @@
 Jupyter Book executes the notebooks whose outputs are not cached one after the other, as
 it reads them: a cold build on two cores used one. This script does that work first, with
 ``--jobs`` notebooks at a time (each kernel on one core: :data:`PORTABLE_NUMERICS`), the
-longest first (by the time each took last, else by its size), and stores every result in
+longest first — by the time each took in this cache's last build, else by the time it
+took when it was measured on the 2-core development machine (:data:`MEASURED_SECONDS`),
+else by its size: started last, a long training would keep one core busy alone while the
+other is idle — and stores every result in
 the cache the build reads (``execute_notebooks: cache`` in ``_config.yml``): the build
 then finds them all there. A notebook is read exactly as MyST-NB reads it, so that the
 cache recognises it; one that fails stops the script with its traceback.
@@ -45,6 +48,9 @@ from .paths import LOCALES, ROOT, cache_folder
 from .toc import is_notebook, toc_pages
 
 TIMES_FILE = ".execution-times.json"       # in the cache's folder: seconds per page, last build
+# Seconds per page measured on the 2-core development machine (a build's TIMES_FILE): the
+# order of a first build, longest first.
+MEASURED_SECONDS = Path(__file__).with_name("notebook_seconds.json")
 # every kernel renders each figure in the catalogues' languages too, all at twice the
 # resolution (the second extension wraps what the first one draws)
 # The same numbers on every x86-64 machine: PyTorch's kernels without the processor's own
@@ -120,7 +126,9 @@ def main(argv: list[str] | None = None) -> int:
     cache_dir = cache_folder(Path(args.output_root))
     cache = get_cache(str(cache_dir))
     times_path = cache_dir / TIMES_FILE
-    times = json.loads(times_path.read_text()) if times_path.exists() else {}
+    times = json.loads(MEASURED_SECONDS.read_text())
+    if times_path.exists():
+        times.update(json.loads(times_path.read_text()))
 
     catalogues = figure_translation.load_catalogues(LOCALES)
     outdated = []

@@ -10,7 +10,9 @@ chapters and sections numbered as on the site, MathJax's formulas, code wrapped 
 page, page numbers, every font embedded (a CJK font for Chinese), and a bookmark outline.
 
 Written where :func:`book_build.paths.pdf_path` says: ``_build/pdf/attention-in-nlp.pdf``,
-``_build/pdf/attention-in-nlp.zh_CN.pdf``.
+``_build/pdf/attention-in-nlp.zh_CN.pdf``. With ``--jobs 2`` the editions are built side by
+side: each writes its own single page, its own Sphinx environment and its own PDF, and
+they only read the cache.
 """
 
 from __future__ import annotations
@@ -235,9 +237,20 @@ def main(argv: list[str] | None = None) -> int:
                         help="an edition (default: every one)")
     parser.add_argument("--output-root", type=Path, default=ROOT,
                         help="the build's output root (its _build/ holds the cache)")
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="editions built at once, each in a process of its own (they "
+                        "share nothing they write)")
     args = parser.parse_args(argv)
-    for code in args.codes or [language.code for language in languages.LANGUAGES]:
-        build(code, args.output_root)
+    codes = args.codes or [language.code for language in languages.LANGUAGES]
+    if args.jobs <= 1 or len(codes) == 1:
+        for code in codes:
+            build(code, args.output_root)
+        return 0
+    import concurrent.futures
+
+    with concurrent.futures.ProcessPoolExecutor(min(args.jobs, len(codes))) as pool:
+        for future in [pool.submit(build, code, args.output_root) for code in codes]:
+            future.result()        # an edition that failed stops it, with its reason
     return 0
 
 

@@ -24,10 +24,9 @@ from urllib.parse import unquote, urlsplit
 import pytest
 
 from book_build.figures import legibility
-from tests.conftest import REPO, SCREENSHOTS, toc_pages, visible_text
+from tests.conftest import LATE_BOOK_GROUP, REPO, SCREENSHOTS, toc_pages, visible_text
 
-# With tests/book/test_book.py: one worker builds the site once (the `site` fixture).
-pytestmark = pytest.mark.xdist_group("book")
+pytestmark = pytest.mark.xdist_group(LATE_BOOK_GROUP)  # once the site is built
 
 VIEWPORT = {"width": 1280, "height": 800}
 
@@ -622,8 +621,9 @@ def test_internal_links_and_anchors_resolve(site):
 
 
 def test_the_site_is_built_once_per_session(request):
-    """Under `--dist loadgroup`, this file and tests/book/test_book.py run on one worker, which
-    builds the site once; a pytest that loses the `xdist_group` (pytest 9.2 with
-    pytest-xdist 3.8) would let two workers build it into the same folder at once."""
+    """Under `--dist loadgroup`, this file runs in the group that comes last, on whichever
+    worker is free then, and reads the site the group "book" built (the ``site`` fixture
+    builds it once, under a lock, for every worker). A pytest that loses the `xdist_group`
+    (pytest 9.2 with pytest-xdist 3.8) would send this file's tests anywhere, early."""
     if getattr(request.config.option, "loadgroup", False):
-        assert request.node.nodeid.endswith("@book"), request.node.nodeid
+        assert request.node.nodeid.endswith(f"@{LATE_BOOK_GROUP}"), request.node.nodeid
