@@ -23,6 +23,7 @@ import sysconfig
 from pathlib import Path
 
 from autograder.course.exchange import Exchange
+from autograder.proving.catalogue import CATALOGUE
 
 from .settings import HubSettings
 
@@ -99,9 +100,10 @@ def write_student_config(config: Path, exchange: Exchange) -> None:
 # tests, the correct implementations the tests are proven with (the catalogues' variants,
 # the independent ones, the repository's history), submissions, grades, feedback, reports,
 # the LMS roster and the deadlines. (The course folder itself is not listable, and the
-# grading service creates everything else it writes private: it runs with umask 077.)
+# grading service creates everything else it writes private: it runs with umask 077.) The
+# catalogue of mutants and variants is private wherever the grader's code is.
 PRIVATE_FOLDERS = ("solutions", "submitted", "autograded", "feedback", "reports", "tests",
-                   ".git", "autograder/proving/mutants_and_variants")
+                   ".git")
 PRIVATE_FILES = ("gradebook.db", "lms-roster.json", "deadlines.toml", "nbgrader_config.py")
 
 
@@ -112,10 +114,7 @@ def keep_private(course: Path) -> list[Path]:
     if course.stat().st_mode & 0o066:
         course.chmod(course.stat().st_mode & ~0o066 | 0o711)     # reachable, not listable
         changed.append(course)
-    for name in PRIVATE_FOLDERS:
-        folder = course / name
-        if not folder.exists() and "/" in name:
-            continue                      # not this course's layout
+    for folder in [course / name for name in PRIVATE_FOLDERS] + [CATALOGUE]:
         folder.mkdir(exist_ok=True)
         if folder.stat().st_mode & 0o077:
             subprocess.run(["chmod", "-R", "go-rwx", str(folder)], check=True)
