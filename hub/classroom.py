@@ -98,12 +98,13 @@ def write_student_config(config: Path, exchange: Exchange) -> None:
 
 # What only the grader may read on a machine students log in to: the solutions and hidden
 # tests, the correct implementations the tests are proven with (the catalogues' variants,
-# the independent ones, the repository's history), submissions, grades, feedback, reports,
-# the LMS roster and the deadlines. (The course folder itself is not listable, and the
-# grading service creates everything else it writes private: it runs with umask 077.) The
-# catalogue of mutants and variants is private wherever the grader's code is.
-PRIVATE_FOLDERS = ("solutions", "submitted", "autograded", "feedback", "reports", "tests",
-                   ".git")
+# the independent ones, the repository's history), submissions (and the attempts kept
+# where the best grading counts), grades, feedback, reports, the LMS roster and the
+# deadlines. (The course folder itself is not listable, and the grading service creates
+# everything else it writes private: it runs with umask 077.) The catalogue of mutants and
+# variants is private wherever the grader's code is.
+PRIVATE_FOLDERS = ("solutions", "submitted", "attempts", "autograded", "feedback", "reports",
+                   "tests", ".git")
 PRIVATE_FILES = ("gradebook.db", "lms-roster.json", "deadlines.toml", "nbgrader_config.py")
 
 

@@ -120,12 +120,26 @@ _NOTICE_SOURCE = """\
 <body style="font-family: system-ui, sans-serif; max-width: 60rem; margin: 2rem auto;">
 <h1>{{ assignment }}</h1><p>{{ _("Student:") }} <strong>{{ student }}</strong></p>
 <p class="not-graded"><strong>{{ _("This submission was not graded.") }}</strong> \
-{% if a.exhausted %}{{ _("You have had every official grading this assignment allows \
-(%(used)s); your last graded submission counts.", used=a.used_all) }}{% else %}\
+{% if a.exhausted and best %}{{ _("You have had every official grading this assignment \
+allows (%(used)s); the best of your graded submissions counts.", used=a.used_all) }}\
+{% elif a.exhausted %}{{ _("You have had every official grading this assignment allows \
+(%(used)s); your last graded submission counts.", used=a.used_all) }}{% elif best %}\
 {{ _("You have had as many official gradings in the last hour as this assignment \
+allows (%(used)s): a submission that arrives after %(time)s (UTC) will be graded; until \
+then, the best of your graded submissions counts.", used=a.used_hour, time=next_at) }}\
+{% else %}{{ _("You have had as many official gradings in the last hour as this assignment \
 allows (%(used)s): a submission that arrives after %(time)s (UTC) will be graded; until \
 then, your last graded submission counts.", used=a.used_hour, time=next_at) }}{% endif %}</p>
 {{ allowance }}</body></html>
+"""
+# Under ``counts = "best"``: which official grading counts (:mod:`.attempts`).
+_COUNTING_SOURCE = """\
+<p class="counting">{% if c.this_counts %}{{ _("The best of your official gradings counts: \
+this submission, with %(score)s of the %(max)s points of the tests.", score=c.score,
+max=c.max_score) }}{% else %}{{ _("The best of your official gradings counts: the \
+submission that arrived at %(time)s (UTC), with %(best)s of the %(max)s points of the \
+tests. This one earned %(score)s.", time=c.best_arrived, best=c.best_score, max=c.max_score,
+score=c.score) }}{% endif %}</p>
 """
 
 LOCALES = Path(__file__).resolve().parent.parent / "locales"
@@ -167,13 +181,20 @@ def render_allowance(allowance, language: str = ENGLISH) -> str:
 
 
 def render_not_graded(assignment: str, student: str, allowance,
-                      language: str = ENGLISH) -> str:
-    """The page a student gets for a submission the limits did not let be graded."""
+                      language: str = ENGLISH, best: bool = False) -> str:
+    """The page a student gets for a submission the limits did not let be graded (``best``:
+    the assignment counts the best official grading, not the last)."""
     next_at = allowance.next_at.strftime("%Y-%m-%d %H:%M") if allowance.next_at else ""
     return _template(language, _NOTICE_SOURCE).render(
         assignment=assignment, student=student, lang=html_language(language),
-        policy=Markup(csp.meta(csp.PAGE)), a=allowance, next_at=next_at,
+        policy=Markup(csp.meta(csp.PAGE)), a=allowance, next_at=next_at, best=best,
         allowance=Markup(render_allowance(allowance, language)))
+
+
+def render_counting(counting, language: str = ENGLISH) -> str:
+    """Which official grading counts, under ``counts = "best"`` (a
+    :class:`~autograder.commands.attempts.Counting`): an HTML fragment, in ``language``."""
+    return _template(language, _COUNTING_SOURCE).render(c=counting)
 
 
 def html_language(language: str) -> str:

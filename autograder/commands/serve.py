@@ -27,10 +27,12 @@ round of :func:`serve_round`:
    (:func:`release`): one page per notebook, the summary (score, hints, late policy) on
    top of the annotated notebook, under the hash of nbgrader's ``notebook_hash``, which
    only that student's copy of the submission can compute, with the official gradings
-   used and left. The student's Assignment List fetches it. When a person grades a written
-   answer (``manual``, the formgrader), the next round writes and releases that student's
-   feedback again; so it does for a grade recorded by a service stopped before it could
-   release the feedback.
+   used and left, and, where the best grading counts (``counts = "best"``), which one does:
+   a latest submission that scored less than an earlier one is kept, and the earlier one put
+   back and graded again in the same round (:mod:`.attempts`). The student's Assignment
+   List fetches it. When a person grades a written answer (``manual``, the formgrader),
+   the next round writes and releases that student's feedback again; so it does for a
+   grade recorded by a service stopped before it could release the feedback.
 
 ``python -m autograder serve`` runs rounds until it is stopped (SIGTERM or SIGINT ends it
 after the round under way, and ``--once`` after one round).
@@ -60,11 +62,13 @@ from ..course.outcome import load_outcome
 from ..lms import deadlines
 from ..submission.gradebook import comments_of, grades_of
 from .allowance import Allowance, Ledger
+from .attempts import ATTEMPTS_FOLDER, Attempt, attempts_of, best, counting, keep, put_back
 from .feedback import (
     EXCHANGE_RECORDS,
     RELEASED_FILE,
     feedback,
     render_allowance,
+    render_counting,
     render_not_graded,
     with_summary,
 )
@@ -99,6 +103,7 @@ class Round:
     released: list[tuple[str, str]] = field(default_factory=list)   # (student, assignment)
     limited: list[Arrival] = field(default_factory=list)   # not graded: limits reached
     updated: list[tuple[str, str]] = field(default_factory=list)   # released again
+    put_back: list[tuple[str, str]] = field(default_factory=list)  # the best attempt again
 
 
 def arrivals(exchange: Exchange, assignments: list[str]) -> tuple[list[Arrival], list[str]]:
@@ -160,8 +165,13 @@ def waiting(course: Course, exchange: Exchange, assignments: list[str]) -> list[
 
 
 def _taken(course: Course, arrival: Arrival) -> bool:
+    """Whether ``arrival`` was taken last (its submission, or under ``counts = "best"`` a
+    better earlier one put back in its place, is in ``submitted/``)."""
     marker = course.submitted / arrival.student / arrival.assignment / ARRIVAL_FILE
-    return marker.is_file() and json.loads(marker.read_text()) == arrival.record()
+    if not marker.is_file():
+        return False
+    record = json.loads(marker.read_text())
+    return {key: record.get(key) for key in arrival.record()} == arrival.record()
 
 
 def take(course: Course, exchange: Exchange, arrival: Arrival) -> bool | str:
@@ -259,9 +269,11 @@ def _read_small(path: Path, limit: int = 4096) -> str:
         return handle.read(limit).decode("utf-8", "replace")
 
 
-def tell_not_graded(exchange: Exchange, arrival: Arrival, allowance: Allowance) -> bool:
+def tell_not_graded(exchange: Exchange, arrival: Arrival, allowance: Allowance,
+                    best: bool = False) -> bool:
     """Release, for a submission the limits did not let be graded, a page that says so and
-    when the next may be (once: False if it was told already, or cannot be)."""
+    when the next may be, and which grading counts (the last, or with ``best`` the best;
+    once: False if it was told already, or cannot be)."""
     try:
         secret = _read_small(arrival.folder / EXCHANGE_RECORDS[1])
     except OSError:
@@ -273,7 +285,7 @@ def tell_not_graded(exchange: Exchange, arrival: Arrival, allowance: Allowance) 
              for p in sorted(arrival.folder.glob("*.ipynb"))]
     if not names or all((destination / f"{name}.html").exists() for name in names):
         return False
-    page = render_not_graded(arrival.assignment, arrival.student, allowance)
+    page = render_not_graded(arrival.assignment, arrival.student, allowance, best=best)
     for name in names:
         partial = destination / f"{name}-tmp.html"
         partial.write_text(page)
@@ -286,7 +298,9 @@ def serve_round(course: Course, exchange: Exchange, assignments: list[str], jobs
                 timeout: int = DEFAULT_TIMEOUT, scheduler: str | None = None) -> Round:
     """One round: take what arrived (within the limits on official gradings), grade what
     is new (on the Dask cluster at ``scheduler``, else a local one of ``jobs`` workers),
-    release its feedback."""
+    release its feedback. Where the best official grading counts, a latest submission that
+    scored less than an earlier one is followed, in the same round, by that one put back
+    and graded again (:mod:`.attempts`)."""
     result = Round()
     policy, ledger = deadlines.load(course), Ledger(course)
     found, result.refused = arrivals(exchange, assignments)
@@ -296,7 +310,8 @@ def serve_round(course: Course, exchange: Exchange, assignments: list[str], jobs
         allowance = ledger.allowance(policy.of(arrival.assignment), arrival.student,
                                      arrival.assignment, arrival.arrived)
         if not allowance.allowed:
-            if tell_not_graded(exchange, arrival, allowance):
+            best = policy.of(arrival.assignment).counts == deadlines.BEST
+            if tell_not_graded(exchange, arrival, allowance, best):
                 result.limited.append(arrival)
             continue
         taken = take(course, exchange, arrival)
@@ -305,23 +320,106 @@ def serve_round(course: Course, exchange: Exchange, assignments: list[str], jobs
         elif taken:
             ledger.record(arrival.student, arrival.assignment, arrival.arrived)
             result.collected.append(arrival)
-    result.graded = grade(course, assignments, jobs=jobs, timeout=timeout, progress=False,
-                          scheduler=scheduler)
+
+    def grade_now() -> list[Outcome]:
+        return grade(course, assignments, jobs=jobs, timeout=timeout, progress=False,
+                     scheduler=scheduler)
+
+    unfinished = _put_back_unfinished(course, policy, assignments)
+    result.graded = grade_now()
+    counted, back = _count_the_best(course, policy, result.graded)
+    counted.update({key: counting(attempt, attempt) for key, attempt in unfinished.items()})
+    result.put_back = sorted(unfinished)
     graded = {(o.student, o.assignment) for o in result.graded}
     result.updated = [key for key in to_release_again(course, assignments)
                       if key not in graded]
+    _release_feedback(course, exchange, policy, ledger, graded, result.updated, counted, result)
+    if back:
+        for (student, assignment), (attempt, marker) in back.items():
+            put_back(course, student, assignment, attempt, (ARRIVAL_FILE, marker))
+        regraded = grade_now()
+        result.graded += regraded
+        result.put_back = sorted(set(result.put_back) | set(back))
+        again = {(o.student, o.assignment) for o in regraded}
+        counts = {key: counting(attempt, attempt) for key, (attempt, _) in back.items()}
+        _release_feedback(course, exchange, policy, ledger, again, [], counts, result)
+    return result
+
+
+def _tests_points(outcome: Outcome) -> tuple[float, float]:
+    """(score, max_score) of the cells the tests grade (written answers wait for a person)."""
+    cells = [c for c in outcome.cells if c.graded_by == "tests"]
+    return sum(c.score for c in cells), sum(c.max_score for c in cells)
+
+
+def _put_back_unfinished(course: Course, policy: deadlines.Deadlines, assignments: list[str]
+                         ) -> dict[tuple[str, str], Attempt]:
+    """Where the best official grading counts and a service stopped after keeping a latest
+    attempt that is not the best, but before putting the best back: put it back now (it is
+    graded in this round). {(student, assignment): the attempt put back}."""
+    done = {}
+    for assignment in assignments:
+        if policy.of(assignment).counts != deadlines.BEST:
+            continue
+        for folder in sorted((course.root / ATTEMPTS_FOLDER).glob(f"*/{assignment}")):
+            student = folder.parent.name
+            marker = course.submitted / student / assignment / ARRIVAL_FILE
+            record = json.loads(marker.read_text()) if marker.is_file() else {}
+            kept = attempts_of(course, student, assignment)
+            this = next((a for a in kept if a.folder.name == record.get("folder")), None)
+            if record.get("counts") or this is None:
+                continue
+            top = best(kept)
+            if top.folder != this.folder:
+                put_back(course, student, assignment, top,
+                         (ARRIVAL_FILE, json.dumps({**record, "counts": top.folder.name})))
+                done[student, assignment] = top
+    return done
+
+
+def _count_the_best(course: Course, policy: deadlines.Deadlines, graded: list[Outcome]
+                    ) -> tuple[dict, dict]:
+    """Where the best official grading counts: keep each newly graded submission as an
+    attempt; ({(student, assignment): what to tell them}, {(student, assignment): (the best
+    attempt, the arrival record that puts it back)} for those whose latest is not their
+    best)."""
+    counted, back = {}, {}
+    for outcome in graded:
+        key = (outcome.student, outcome.assignment)
+        if policy.of(outcome.assignment).counts != deadlines.BEST:
+            continue
+        marker = course.submitted / outcome.student / outcome.assignment / ARRIVAL_FILE
+        record = json.loads(marker.read_text()) if marker.is_file() else {}
+        if not record or record.get("counts"):
+            continue               # not from the exchange, or an attempt put back
+        score, max_score = _tests_points(outcome)
+        this = keep(course, *key, record["folder"], record["arrived"], score, max_score)
+        top = best(attempts_of(course, *key))
+        counted[key] = counting(this, top)
+        if top.folder != this.folder:
+            back[key] = (top, json.dumps({**record, "counts": top.folder.name}))
+    return counted, back
+
+
+def _release_feedback(course: Course, exchange: Exchange, policy: deadlines.Deadlines,
+                      ledger: Ledger, graded: set[tuple[str, str]],
+                      updated: list[tuple[str, str]], counted: dict, result: Round) -> None:
+    """Write and release the feedback of what was ``graded`` and what hand grades
+    ``updated``, with the official gradings used and left, and which one counts."""
     now = datetime.now(UTC)
-    for assignment in sorted({a for _, a in graded | set(result.updated)}):
-        students = sorted({s for s, a in graded | set(result.updated) if a == assignment})
+    for assignment in sorted({a for _, a in graded | set(updated)}):
+        students = sorted({s for s, a in graded | set(updated) if a == assignment})
         feedback(course, [assignment], students)
         for student in students:
             outcome = load_outcome(course, student, assignment)
+            language = (outcome and outcome.language) or ENGLISH
             allowance = ledger.allowance(policy.of(assignment), student, assignment, now)
-            note = render_allowance(allowance, (outcome and outcome.language) or ENGLISH)
+            note = render_allowance(allowance, language)
+            if (student, assignment) in counted:
+                note = render_counting(counted[student, assignment], language) + note
             if release(course, exchange, student, assignment, note) \
                     and (student, assignment) in graded:
                 result.released.append((student, assignment))
-    return result
 
 
 def serve(course: Course, exchange: Exchange, assignments: list[str], jobs: int = 2,
@@ -352,6 +450,8 @@ def serve(course: Course, exchange: Exchange, assignments: list[str], jobs: int 
             report(f"feedback released: {student} {assignment}")
         for student, assignment in result.updated:
             report(f"feedback updated: {student} {assignment}")
+        for student, assignment in result.put_back:
+            report(f"best attempt put back and graded again: {student} {assignment}")
         for arrival in result.limited:
             report(f"not graded (limits reached): {arrival.student} {arrival.assignment}")
         if once or stopping:

@@ -16,7 +16,8 @@ One course file, in the course directory, for every assignment::
     excused = ["jane-doe"]
     canvas_late_days = 1            # Canvas's LATE_ without a time counts as this many days
     gradings_per_hour = 3           # on a hub: official gradings a student may ask for …
-    gradings_in_all = 10            # … in any hour, and in all (the last one counts)
+    gradings_in_all = 10            # … in any hour, and in all
+    counts = "best"                 # which of them counts: "last" (the default) or "best"
 
 A submission is late by the days, started, between its due date (the student's extension,
 if any) and its submission time, after ``grace_minutes``. Under ``per_day`` a late
@@ -30,7 +31,9 @@ and shown beside the raw score. An excused student's assignment is not graded fo
 
 On the course's JupyterHub, each submission a student hands in asks for an official
 grading (``python -m autograder serve``); ``gradings_per_hour`` and ``gradings_in_all``
-limit them (no limit by default), and the last one graded counts.
+limit them (no limit by default). The last one graded counts, or with ``counts = "best"``
+the one that earned the most points from the tests (the latest of equals): the gradebook
+then holds that submission, and a person grades its written answers.
 """
 
 from __future__ import annotations
@@ -46,6 +49,8 @@ from ..course import Course
 
 DEADLINES_FILE = "deadlines.toml"
 DAY = timedelta(days=1)
+LAST, BEST = "last", "best"
+COUNTS = (LAST, BEST)      # which of a student's official gradings counts
 
 
 class DeadlinesError(ValueError):
@@ -91,6 +96,7 @@ class Deadline:
     canvas_late_days: int = 1
     gradings_per_hour: int | None = None     # official gradings per student, in any hour
     gradings_in_all: int | None = None       # and in all
+    counts: str = LAST                       # which official grading counts: COUNTS
 
 
 @dataclass(frozen=True)
@@ -185,7 +191,7 @@ def _policy(value: object, where: str) -> Policy:
 
 
 _ASSIGNMENT_KEYS = {"due", "policy", "extensions", "excused", "canvas_late_days",
-                    "gradings_per_hour", "gradings_in_all"}
+                    "gradings_per_hour", "gradings_in_all", "counts"}
 
 
 def parse(text: str, origin: str = DEADLINES_FILE) -> Deadlines:
@@ -231,12 +237,15 @@ def parse(text: str, origin: str = DEADLINES_FILE) -> Deadlines:
                                       or value < 1):
                 raise DeadlinesError(f"{where}.{key}: a whole number, at least 1, not {value!r}")
             limits[key] = value
+        counts = entry.get("counts", LAST)
+        if counts not in COUNTS:
+            raise DeadlinesError(f"{where}.counts: \"last\" or \"best\", not {counts!r}")
         assignments[name] = Deadline(
             _moment(entry["due"], zone, f"{where}.due") if "due" in entry else None,
             policy,
             {student: _moment(value, zone, f"{where}.extensions.{student}")
              for student, value in entry.get("extensions", {}).items()},
-            frozenset(excused), late_days, **limits)
+            frozenset(excused), late_days, **limits, counts=counts)
     return Deadlines(zone, assignments, True)
 
 

@@ -19,7 +19,8 @@ def _messages() -> set[str]:
     """Every message of the page: the templates' gettext calls (the page, and on the hub
     the limits on official gradings) and the status words."""
     found = set()
-    for source in (feedback._SOURCE, feedback._ALLOWANCE_SOURCE, feedback._NOTICE_SOURCE):
+    for source in (feedback._SOURCE, feedback._ALLOWANCE_SOURCE, feedback._NOTICE_SOURCE,
+                   feedback._COUNTING_SOURCE):
         for _, _, message, _ in babel_extract(io.BytesIO(source.encode()), ["_"], [],
                                               {"extensions": "jinja2.ext.i18n"}):
             found.add(message[0] if isinstance(message, tuple) else message)
