@@ -6,9 +6,9 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 JOBS   ?= 2
-# pytest-xdist's workers for `make test`: one more than the cores, as a session of the
-# suite keeps its two cores busy only 58 % of the time with two (its tests wait on
-# browsers, servers and clocks as much as they compute).
+# pytest-xdist's workers for `make test`: one more than the cores. Many of its tests wait
+# on a browser, a server or a clock; with a third worker the two cores stayed busy in every
+# 30-second sample of a fresh clone's `make test`.
 TEST_WORKERS ?= 3
 
 .PHONY: hub hub-tools lms-tools help setup sandbox-tools browser-tools postgres-tools book pdf translations release validate formgrader lint test test-full test-browser security-report bench clean

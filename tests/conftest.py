@@ -35,6 +35,11 @@ def pytest_configure(config) -> None:
     each spinning two threads on two cores ran the seq2seq dry runs 2.3 times slower
     (115 s against 51 s for 51 of them). What a test starts (a grading, a build, a kernel)
     sets its own threads."""
+    # pytest-xdist hands out groups and modules in the order they are collected
+    # (pytest_collection_modifyitems below), not the biggest first: the group that builds
+    # the site must start first, and the one that only reads it come last.
+    if hasattr(config.option, "loadscopereorder"):
+        config.option.loadscopereorder = False
     workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
     if workers > 1:
         import torch

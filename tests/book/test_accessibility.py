@@ -27,8 +27,6 @@ from tests.book.test_browser import (  # noqa: F401  (fixtures)
 )
 from tests.conftest import LATE_BOOK_GROUP, REPO
 
-pytestmark = pytest.mark.xdist_group("book")
-
 AXE = REPO / ".tools" / "node_modules" / "axe-core" / "axe.min.js"
 TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 # Pages of both sites that are not in the table of contents.
@@ -90,8 +88,10 @@ def test_the_colour_rules_are_rules_of_the_audit():
 
 
 # The English site in the group that builds the site, the Chinese one once it is built, on
-# whichever worker is free then (tests/conftest.py).
-EDITIONS = ["en", pytest.param("zh", marks=pytest.mark.xdist_group(LATE_BOOK_GROUP))]
+# whichever worker is free then (tests/conftest.py). (A test with two groups would be in a
+# third, named after both.)
+EDITIONS = [pytest.param("en", marks=pytest.mark.xdist_group("book")),
+            pytest.param("zh", marks=pytest.mark.xdist_group(LATE_BOOK_GROUP))]
 
 
 @pytest.mark.parametrize("edition", EDITIONS)
