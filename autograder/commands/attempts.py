@@ -21,6 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from ..course import Course
+from ..course.files import incoming_beside, swap_in
 
 ATTEMPTS_FOLDER = "attempts"
 ATTEMPT_FILE = "attempt.json"
@@ -94,7 +95,7 @@ def keep(course: Course, student: str, assignment: str, name: str, arrived: str,
 def best(attempts: list[Attempt]) -> Attempt | None:
     """The attempt that counts under ``counts = "best"``: the most points, the latest of
     equals."""
-    return max(reversed(attempts), key=lambda a: a.score, default=None) if attempts else None
+    return max(reversed(attempts), key=lambda a: a.score, default=None)
 
 
 def put_back(course: Course, student: str, assignment: str, attempt: Attempt,
@@ -103,12 +104,7 @@ def put_back(course: Course, student: str, assignment: str, attempt: Attempt,
     record ``marker`` (file name, text) saying which arrival was taken last and that this
     attempt counts."""
     target = course.submitted / student / assignment
-    incoming = target.with_name(f".{assignment}.incoming")
-    shutil.rmtree(incoming, ignore_errors=True)
+    incoming = incoming_beside(target)
     shutil.copytree(attempt.files, incoming)
     (incoming / marker[0]).write_text(marker[1])
-    old = target.with_name(f".{assignment}.replaced")
-    shutil.rmtree(old, ignore_errors=True)
-    target.rename(old)
-    incoming.rename(target)
-    shutil.rmtree(old)
+    swap_in(incoming, target)

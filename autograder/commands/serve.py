@@ -43,7 +43,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
 import signal
 import stat
 import time
@@ -57,6 +56,7 @@ from nbgrader.utils import notebook_hash
 from ..course import Course, Outcome
 from ..course.defaults import DEFAULT_TIMEOUT
 from ..course.exchange import Exchange, InboundName
+from ..course.files import incoming_beside, swap_in
 from ..course.languages import ENGLISH, split_name
 from ..course.outcome import load_outcome
 from ..lms import deadlines
@@ -164,13 +164,18 @@ def waiting(course: Course, exchange: Exchange, assignments: list[str]) -> list[
     return [a for a in found if not _taken(course, a)]
 
 
+def _arrival_record(course: Course, student: str, assignment: str) -> dict:
+    """What ``submitted/`` says of the arrival taken last (:meth:`Arrival.record`, and under
+    ``counts = "best"`` which kept attempt is there in its place); {} if none came through
+    the exchange."""
+    marker = course.submitted / student / assignment / ARRIVAL_FILE
+    return json.loads(marker.read_text()) if marker.is_file() else {}
+
+
 def _taken(course: Course, arrival: Arrival) -> bool:
     """Whether ``arrival`` was taken last (its submission, or under ``counts = "best"`` a
     better earlier one put back in its place, is in ``submitted/``)."""
-    marker = course.submitted / arrival.student / arrival.assignment / ARRIVAL_FILE
-    if not marker.is_file():
-        return False
-    record = json.loads(marker.read_text())
+    record = _arrival_record(course, arrival.student, arrival.assignment)
     return {key: record.get(key) for key in arrival.record()} == arrival.record()
 
 
@@ -183,8 +188,7 @@ def take(course: Course, exchange: Exchange, arrival: Arrival) -> bool | str:
     files = _read_submission(arrival.folder, arrival.student, exchange)
     if isinstance(files, str):
         return f"{arrival.folder.name}: {files}"
-    incoming = target.with_name(f".{arrival.assignment}.incoming")
-    shutil.rmtree(incoming, ignore_errors=True)
+    incoming = incoming_beside(target)
     incoming.mkdir(parents=True)
     for relative, content in files.items():
         destination = incoming / relative
@@ -192,14 +196,7 @@ def take(course: Course, exchange: Exchange, arrival: Arrival) -> bool | str:
         destination.write_bytes(content)
     (incoming / "timestamp.txt").write_text(arrival.arrived.strftime(TIMESTAMP_FORMAT))
     (incoming / ARRIVAL_FILE).write_text(json.dumps(arrival.record()))
-    if target.exists():
-        old = target.with_name(f".{arrival.assignment}.replaced")
-        shutil.rmtree(old, ignore_errors=True)
-        target.rename(old)
-        incoming.rename(target)
-        shutil.rmtree(old)
-    else:
-        incoming.rename(target)
+    swap_in(incoming, target)
     return True
 
 
@@ -363,8 +360,7 @@ def _put_back_unfinished(course: Course, policy: deadlines.Deadlines, assignment
             continue
         for folder in sorted((course.root / ATTEMPTS_FOLDER).glob(f"*/{assignment}")):
             student = folder.parent.name
-            marker = course.submitted / student / assignment / ARRIVAL_FILE
-            record = json.loads(marker.read_text()) if marker.is_file() else {}
+            record = _arrival_record(course, student, assignment)
             kept = attempts_of(course, student, assignment)
             this = next((a for a in kept if a.folder.name == record.get("folder")), None)
             if record.get("counts") or this is None:
@@ -388,8 +384,7 @@ def _count_the_best(course: Course, policy: deadlines.Deadlines, graded: list[Ou
         key = (outcome.student, outcome.assignment)
         if policy.of(outcome.assignment).counts != deadlines.BEST:
             continue
-        marker = course.submitted / outcome.student / outcome.assignment / ARRIVAL_FILE
-        record = json.loads(marker.read_text()) if marker.is_file() else {}
+        record = _arrival_record(course, *key)
         if not record or record.get("counts"):
             continue               # not from the exchange, or an attempt put back
         score, max_score = _tests_points(outcome)

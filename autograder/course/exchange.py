@@ -47,8 +47,8 @@ class Exchange:
     def user_of(self, uid: int) -> str:
         """The name of the user whose uid is ``uid`` (``"uid <n>"`` if nobody's): from the
         accounts file if the exchange has one (read afresh: a student's first server start
-        adds them), else from this machine's users. A name the file gives twice, or a uid
-        it gives to two names, belongs to nobody."""
+        adds them), else from this machine's users. A uid the file gives to two names
+        belongs to nobody."""
         if self.accounts is None:
             try:
                 return pwd.getpwuid(uid).pw_name

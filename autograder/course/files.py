@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import shutil
 from pathlib import Path
 
 SUITE_FILE = "hidden_tests.py"        # the hidden test cases and their references
@@ -53,3 +54,25 @@ def digest(folders: list[Path], salt: str = "", pattern: str = "*") -> str:
                 hashed.update(str(path.relative_to(folder)).encode() + b"\0")
                 hashed.update(path.read_bytes())
     return hashed.hexdigest()
+
+
+def incoming_beside(target: Path) -> Path:
+    """Where a new version of the folder ``target`` is written before it takes its place
+    (:func:`swap_in`): beside it, hidden, and empty of anything an interrupted write left."""
+    incoming = target.with_name(f".{target.name}.incoming")
+    shutil.rmtree(incoming, ignore_errors=True)
+    return incoming
+
+
+def swap_in(incoming: Path, target: Path) -> None:
+    """Put the folder ``incoming`` in ``target``'s place by renames: whoever reads
+    ``target`` finds the old folder or the new one, whole (the old one is moved aside,
+    then removed)."""
+    if target.exists():
+        old = target.with_name(f".{target.name}.replaced")
+        shutil.rmtree(old, ignore_errors=True)
+        target.rename(old)
+        incoming.rename(target)
+        shutil.rmtree(old)
+    else:
+        incoming.rename(target)
