@@ -35,11 +35,6 @@ def pytest_configure(config) -> None:
     each spinning two threads on two cores ran the seq2seq dry runs 2.3 times slower
     (115 s against 51 s for 51 of them). What a test starts (a grading, a build, a kernel)
     sets its own threads."""
-    # pytest-xdist hands out groups and modules in the order they are collected
-    # (pytest_collection_modifyitems below), not the biggest first: the group that builds
-    # the site must start first, and the one that only reads it come last.
-    if hasattr(config.option, "loadscopereorder"):
-        config.option.loadscopereorder = False
     workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
     if workers > 1:
         import torch
@@ -47,22 +42,13 @@ def pytest_configure(config) -> None:
         torch.set_num_threads(max(1, (os.cpu_count() or 1) // workers))
 
 
-# The book's tests that only read the built site, in a group of their own: under
-# `--dist loadgroup` they run on whichever worker is free last, once the site is built
-# (the ``site`` fixture builds it once for every worker, under a lock), beside the group
-# "book" that builds it and reads the rest.
-LATE_BOOK_GROUP = "book-late"
+# The book's tests that only read the built site, in a group of their own, beside the group
+# "book" that builds it and reads the rest: under `--dist loadgroup` another worker runs
+# them, and waits for the build (the ``site`` fixture builds it once for every worker,
+# under a lock).
+READING_BOOK_GROUP = "book-reading"
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The group :data:`LATE_BOOK_GROUP` last: pytest-xdist hands out groups in the order
-    they were collected, so that workers take up the grader's tests while the site is built
-    rather than wait for it."""
-    def late(item: pytest.Item) -> bool:
-        marker = item.get_closest_marker("xdist_group")
-        return bool(marker and marker.args and marker.args[0] == LATE_BOOK_GROUP)
-
-    items[:] = [item for item in items if not late(item)] + [item for item in items if late(item)]
 # Implementations written apart from the solution, from the contract alone:
 # independent/<assignment>/mutants/*.py must lose marks, variants/*.py earn full marks.
 INDEPENDENT = REPO / "tests" / "independent"

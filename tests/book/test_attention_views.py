@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 from tests.book.test_accessibility import AXE, RUN_AXE, TAGS
-from tests.conftest import LATE_BOOK_GROUP, SCREENSHOTS, visible_text
+from tests.conftest import READING_BOOK_GROUP, SCREENSHOTS, visible_text
 
-pytestmark = pytest.mark.xdist_group(LATE_BOOK_GROUP)  # once the site is built
+pytestmark = pytest.mark.xdist_group(READING_BOOK_GROUP)  # once the site is built
 
 VIEWPORT = {"width": 1280, "height": 800}
 PATIENCE_MS = 180_000          # a loaded machine may take long to load a page: not timed here

@@ -24,9 +24,9 @@ from urllib.parse import unquote, urlsplit
 import pytest
 
 from book_build.figures import legibility
-from tests.conftest import LATE_BOOK_GROUP, REPO, SCREENSHOTS, toc_pages, visible_text
+from tests.conftest import READING_BOOK_GROUP, REPO, SCREENSHOTS, toc_pages, visible_text
 
-pytestmark = pytest.mark.xdist_group(LATE_BOOK_GROUP)  # once the site is built
+pytestmark = pytest.mark.xdist_group(READING_BOOK_GROUP)  # once the site is built
 
 VIEWPORT = {"width": 1280, "height": 800}
 
@@ -621,9 +621,9 @@ def test_internal_links_and_anchors_resolve(site):
 
 
 def test_the_site_is_built_once_per_session(request):
-    """Under `--dist loadgroup`, this file runs in the group that comes last, on whichever
-    worker is free then, and reads the site the group "book" built (the ``site`` fixture
-    builds it once, under a lock, for every worker). A pytest that loses the `xdist_group`
-    (pytest 9.2 with pytest-xdist 3.8) would send this file's tests anywhere, early."""
+    """Under `--dist loadgroup`, this file runs in the group that only reads the site, on
+    another worker than the group "book" that builds it (the ``site`` fixture builds it
+    once, under a lock, for every worker). A pytest that loses the `xdist_group` (pytest
+    9.2 with pytest-xdist 3.8) would scatter this file's tests over the workers."""
     if getattr(request.config.option, "loadgroup", False):
-        assert request.node.nodeid.endswith(f"@{LATE_BOOK_GROUP}"), request.node.nodeid
+        assert request.node.nodeid.endswith(f"@{READING_BOOK_GROUP}"), request.node.nodeid
