@@ -13,7 +13,10 @@ grades identical copies of it, in the same run, with
   warm graders with cold kernels (``AUTOGRADER_COLD_KERNELS=1``: grading processes forked
   from a server that imported the grader, :mod:`autograder.batch.forkserver`); and warm, the
   default (kernels forked, too, from a sandboxed zygote that imported torch,
-  :mod:`autograder.sandbox.zygote`).
+  :mod:`autograder.sandbox.zygote`); and, when the benchmark runs as root, warm again as
+  an unprivileged grader (a local user made for the run, :mod:`tests.unprivileged`): its
+  zygote forks each kernel into a user namespace of its own where a root grader's gives
+  each a user of its own.
 
 It prints the throughputs and their ratios to plain nbgrader, and the grader's cost per
 notebook (seconds from taking the submission to having its outcome, on one worker)
@@ -27,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import pwd
 import random
 import shutil
 import statistics
@@ -46,6 +50,9 @@ from autograder.proving.catalogue import implementations
 from autograder.proving.fill import fill_release
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+from tests.unprivileged import as_instructor, instructor  # noqa: E402
+
 ASSIGNMENT = "attention-scoring"
 SLOW = '''
 import time
@@ -129,12 +136,42 @@ def main() -> None:
             seconds = timed([*grade[:3], "--root", str(course.root), *grade[3:]], REPO, **env)
             report(f"autograder grade --jobs {args.jobs}, {label}", seconds, args.submissions,
                    plain_seconds)
-            costs = [outcome.seconds / own[name] for name in own
-                     if (outcome := load_outcome(course, name, ASSIGNMENT)) and own[name] > 0]
-            if costs:
-                print(f"    per notebook, cost / the tests' own compute time: median "
-                      f"{statistics.median(costs):.2f}x (min {min(costs):.2f}x, "
-                      f"max {max(costs):.2f}x)", flush=True)
+            costs(course, own)
+        if os.geteuid() == 0:
+            unprivileged(args.submissions, args.jobs, plain_seconds, own)
+
+
+def unprivileged(count: int, jobs: int, plain_seconds: float, own: dict[str, float]) -> None:
+    """The warm grader again, run by a local user made for it (root's figure is above)."""
+    with instructor() as name:
+        place = Path(tempfile.mkdtemp(prefix="bench-unprivileged-"))
+        try:
+            course = build_batch(place / "course", count)
+            subprocess.run(["chown", "-R", str(pwd.getpwnam(name).pw_uid), str(place)],
+                           check=True)
+            started = time.perf_counter()
+            run = as_instructor(name, sys.executable, "-m", "autograder", "--root",
+                                str(course.root), "grade", ASSIGNMENT, "--jobs", str(jobs),
+                                timeout=3600)
+            seconds = time.perf_counter() - started
+            if run.returncode != 0 or "cannot confine kernels" in run.stderr:
+                sys.exit(f"the unprivileged grader failed or started kernels cold:\n"
+                         f"{run.stderr[-2000:]}")
+            report(f"autograder grade --jobs {jobs}, warm, unprivileged grader", seconds,
+                   count, plain_seconds)
+            costs(course, own)
+        finally:
+            shutil.rmtree(place, ignore_errors=True)
+
+
+def costs(course: Course, own: dict[str, float]) -> None:
+    """Print each notebook's grading cost against the tests' own compute time."""
+    ratios = [outcome.seconds / own[name] for name in own
+              if (outcome := load_outcome(course, name, ASSIGNMENT)) and own[name] > 0]
+    if ratios:
+        print(f"    per notebook, cost / the tests' own compute time: median "
+              f"{statistics.median(ratios):.2f}x (min {min(ratios):.2f}x, "
+              f"max {max(ratios):.2f}x)", flush=True)
 
 
 def report(label: str, seconds: float, count: int, baseline: float | None = None) -> None:

@@ -141,8 +141,10 @@ def zygote_argv(workdir: Path, ipc_dir: Path, listener_fd: int,
     kernel's, serving requests on the inherited socket ``listener_fd`` until the inherited
     pipe ``lifeline_fd`` ends (its grader is gone).
 
-    Only a root grader runs one: the zygote stays root in its sandbox (it mounts, changes
-    owners and users for each kernel it forks; see the module). Limits are set per kernel.
+    A root grader's zygote stays root in its sandbox (it mounts, changes owners and users
+    for each kernel it forks); anyone else's has no capability, like a cold kernel, and
+    each kernel it forks makes a user namespace of its own (see the module). Limits are
+    set per kernel.
     The package is not in the sandbox's view: the server's source runs as ``python -c``,
     with :mod:`.inside` made importable (as ``inside``) from its source first.
     """

@@ -9,9 +9,10 @@ notebook left running or in its folder), but started in milliseconds.
 
 Each grading thread of a worker gets a zygote of its own (:func:`for_this_thread`), since a
 zygote serves one notebook at a time: its folder — ``/submission`` in the sandbox — is
-emptied and refilled for each. Zygotes need a root grader (a kernel must get a user of its
-own); otherwise, or with ``AUTOGRADER_COLD_START`` or ``AUTOGRADER_COLD_KERNELS`` set,
-every kernel starts cold (:func:`.bubblewrap.kernel_argv`).
+emptied and refilled for each. A root grader's kernels each get a user of their own;
+any other grader's keep its uid, each in a user namespace of its own (see
+:mod:`.zygote_server`). With ``AUTOGRADER_COLD_START`` or ``AUTOGRADER_COLD_KERNELS`` set,
+or where a zygote fails its check, every kernel starts cold (:func:`.bubblewrap.kernel_argv`).
 """
 
 from __future__ import annotations
@@ -162,8 +163,8 @@ _BROKEN = threading.Event()     # a zygote failed its check: this process starts
 
 def available() -> bool:
     """Whether kernels may be forked from zygotes here."""
-    return os.geteuid() == 0 and not (_BROKEN.is_set() or os.environ.get("AUTOGRADER_COLD_START")
-                                      or os.environ.get("AUTOGRADER_COLD_KERNELS"))
+    return not (_BROKEN.is_set() or os.environ.get("AUTOGRADER_COLD_START")
+                or os.environ.get("AUTOGRADER_COLD_KERNELS"))
 
 
 def for_this_thread() -> Zygote | None:

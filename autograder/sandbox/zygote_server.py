@@ -8,20 +8,31 @@ forks a child that becomes the notebook's kernel. The child, before any student 
 * kills whatever an earlier kernel left in the sandbox (one notebook at a time);
 * gets a mount and an IPC namespace of its own with a fresh, bounded ``/tmp`` (nothing an
   earlier notebook wrote there, an IPython startup file say, is seen by the next one);
-* hands ``/submission`` to the request's user, sets the resource limits and the number
-  of compute threads (the kernel's share of the cores), drops every
-  capability and becomes that unprivileged user (uid 100000 + the grading process's pid),
-  with no way back (``no_new_privs``);
+* sets the resource limits and the number of compute threads (the kernel's share of the
+  cores), drops every capability, with no way back (``no_new_privs``);
 * then starts ``ipykernel`` with the request's connection file, its standard streams
   those of the requesting process (passed over the socket).
+
+Who the kernel runs as depends on who the grader is (:func:`confine`):
+
+* a **root** grader starts the zygote as root of its sandbox (no user namespace): each
+  kernel is handed ``/submission`` and becomes an unprivileged user of its own (uid
+  100000 + the grading process's pid), so no two sandboxes share a user;
+* **any other** grader starts the zygote as itself, in bubblewrap's user namespace, with no
+  capability at all: each kernel makes a user namespace of its own, nested in the
+  zygote's, where for a moment it has the capabilities to mount its ``/tmp``; it keeps the
+  grader's uid (the only one such a grader has), then drops them all. It cannot reach the
+  zygote: the zygote is PID 1 of the sandbox (a signal it has no handler for is dropped)
+  and not dumpable (its memory and descriptors are out of reach of anything without a
+  capability in the zygote's namespace); ``RLIMIT_NPROC`` counts the processes of the
+  kernel's own namespace.
 
 The zygote replies with the kernel's pid, and with its exit status when it ends; when the
 requesting process goes away first, the kernel and everything of its user is killed.
 
 This file runs as ``python -c`` inside the sandbox (the repository is not in its view),
 after the source of :mod:`autograder.sandbox.inside`, so it uses only the standard library
-and that module. It needs root in the sandbox (mounts,
-``chown``, changing user): :mod:`autograder.sandbox.zygote` starts it only for a root grader.
+and that module.
 """
 
 from __future__ import annotations
@@ -48,9 +59,12 @@ PRELOAD = ("torch", "numpy", "IPython", "ipykernel.kernelapp", "ipykernel.ipkern
 
 _CLONE_NEWNS = 0x00020000
 _CLONE_NEWIPC = 0x08000000
+_CLONE_NEWUSER = 0x10000000
 _MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_REMOUNT, _MS_BIND = 0x1, 0x2, 0x4, 0x20, 0x1000
 _MS_REC, _MS_PRIVATE = 0x4000, 0x40000
-_PR_SET_PDEATHSIG, _PR_CAPBSET_DROP, _PR_SET_NO_NEW_PRIVS = 1, 24, 38
+_PR_SET_PDEATHSIG, _PR_SET_DUMPABLE, _PR_CAPBSET_DROP, _PR_SET_NO_NEW_PRIVS = 1, 4, 24, 38
+_PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL = 47, 4
+_CAPABILITY_VERSION_3 = 0x20080522
 _LIMITS = {"memory_bytes": resource.RLIMIT_AS, "cpu_seconds": resource.RLIMIT_CPU,
            "file_bytes": resource.RLIMIT_FSIZE, "open_files": resource.RLIMIT_NOFILE,
            "processes": resource.RLIMIT_NPROC}
@@ -115,29 +129,90 @@ def _parents_below(path: str, top: str) -> list[str]:
     return parents
 
 
-def become_kernel(request: dict, streams: list[int]) -> None:
-    """In the forked child: confine this process, then run the kernel. Never returns."""
-    uid = int(request["uid"])
-    os.setsid()
-    signal.set_wakeup_fd(-1)        # the zygote's: its number is about to be reused
-    for number in (signal.SIGCHLD, signal.SIGINT, signal.SIGTERM):
-        signal.signal(number, signal.SIG_DFL)
-    for target, stream in enumerate(streams[:3]):
-        os.dup2(stream, target)
-    os.closerange(3, 65536)
+def privileged() -> bool:
+    """Whether this zygote is root of its sandbox (a root grader's), or runs as its
+    grader, without a capability, in bubblewrap's user namespace (anyone else's)."""
+    return os.geteuid() == 0
 
-    _check(_libc.unshare(_CLONE_NEWNS | _CLONE_NEWIPC), "unshare")
+
+def kernel_uid(request: dict) -> int:
+    """The uid a request's kernel runs as, as this zygote sees it: the request's own user
+    under a root grader; otherwise the only one there is, the grader's."""
+    return int(request["uid"]) if privileged() else os.getuid()
+
+
+def _own_user_namespace() -> None:
+    """Move this process into a user namespace of its own (with mount and IPC namespaces
+    it owns), mapping its uid and gid to themselves: it has every capability there, for
+    now, and none over anything outside it."""
+    uid, gid = os.getuid(), os.getgid()
+    _check(_libc.unshare(_CLONE_NEWUSER | _CLONE_NEWNS | _CLONE_NEWIPC), "unshare")
+    for name, line in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"),
+                       ("gid_map", f"{gid} {gid} 1")):
+        with open(f"/proc/self/{name}", "w") as file:
+            file.write(line)
+
+
+class _CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32),
+                ("inheritable", ctypes.c_uint32)]
+
+
+def _empty_bounding_set() -> None:
+    """Drop every capability from the bounding set: nothing can give one back (needs
+    ``CAP_SETPCAP``; without it, nothing is dropped and :func:`_confined` says so)."""
+    cap = 0
+    while _libc.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0) == 0:
+        cap += 1
+
+
+def _drop_capabilities() -> None:
+    """Empty the bounding set, the ambient set, and the effective, permitted and
+    inheritable sets."""
+    _empty_bounding_set()
+    _libc.prctl(_PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+    nothing = (_CapData * 2)()
+    _check(_libc.capset(ctypes.byref(_CapHeader(_CAPABILITY_VERSION_3, 0)), nothing), "capset")
+
+
+def _confined(uid: int) -> bool:
+    """Whether this process is what a kernel must be before student code runs: not root,
+    not able to become root, without a capability in any set."""
+    with open("/proc/self/status") as status:
+        fields = dict(line.split(":", 1) for line in status if ":" in line)
+    return (os.getuid() == uid and os.geteuid() == uid and uid != 0
+            and fields["NoNewPrivs"].strip() == "1"
+            and all(int(fields[name], 16) == 0
+                    for name in ("CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb")))
+
+
+def confine(request: dict) -> None:
+    """Confine this (forked) process as the request's kernel: namespaces, ``/tmp``, its
+    folders, limits, and no privilege left; exits with 70 if any of it did not hold."""
+    uid = kernel_uid(request)
+    if privileged():
+        _check(_libc.unshare(_CLONE_NEWNS | _CLONE_NEWIPC), "unshare")
+    else:
+        # The zygote is not dumpable, nor, after fork, is this process: a process that is
+        # not cannot write its own uid map (its /proc files belong to no one mapped here).
+        _check(_libc.prctl(_PR_SET_DUMPABLE, 1, 0, 0, 0), "dumpable")
+        _own_user_namespace()
     _check(_libc.mount(b"none", b"/", None, _MS_REC | _MS_PRIVATE, None), "mount --make-rprivate")
-    options = f"size={int(request['tmp_bytes'])},mode=0700,uid={uid},gid={uid}".encode()
-    _fresh_tmp(options)
+    gid = uid if privileged() else os.getgid()
+    _fresh_tmp(f"size={int(request['tmp_bytes'])},mode=0700,uid={uid},gid={gid}".encode())
     connection = dict(request["connection"])
     # The grader's sockets folder is mounted at SANDBOX_SOCKETS: same sockets, other path.
     connection["ip"] = os.path.join(SANDBOX_SOCKETS, os.path.basename(connection["ip"]))
     with open("/tmp/kernel.json", "w") as file:
         json.dump(connection, file)
-    os.chown("/tmp/kernel.json", uid, uid)
-    _chown_tree(SANDBOX_FOLDER, uid)
-    os.chown(SANDBOX_SOCKETS, uid, uid)
+    if privileged():        # the folders become the kernel's (otherwise they are already)
+        os.chown("/tmp/kernel.json", uid, uid)
+        _chown_tree(SANDBOX_FOLDER, uid)
+        os.chown(SANDBOX_SOCKETS, uid, uid)
 
     threads = max(1, int(request.get("threads", 1)))
     os.environ.update({"HOME": "/tmp", "MPLCONFIGDIR": "/tmp", "MPLBACKEND": "Agg",
@@ -149,16 +224,28 @@ def become_kernel(request: dict, streams: list[int]) -> None:
     for name, limit in _LIMITS.items():
         value = int(request["limits"][name])
         resource.setrlimit(limit, (value, value))
-    cap = 0
-    while _libc.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0) == 0:
-        cap += 1
-    os.setgroups([])
-    os.setresgid(uid, uid, uid)
-    os.setresuid(uid, uid, uid)     # as uid ≠ 0, permitted and effective capabilities go
+    if privileged():
+        _empty_bounding_set()          # while this process may (CAP_SETPCAP)
+        os.setgroups([])
+        os.setresgid(uid, uid, uid)
+        os.setresuid(uid, uid, uid)     # as uid ≠ 0, permitted and effective capabilities go
+    _drop_capabilities()
     _check(_libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
     _check(_libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "pdeathsig")
-    if os.getuid() == 0 or os.geteuid() == 0:
+    if not _confined(uid):
         os._exit(70)
+
+
+def become_kernel(request: dict, streams: list[int]) -> None:
+    """In the forked child: confine this process, then run the kernel. Never returns."""
+    os.setsid()
+    signal.set_wakeup_fd(-1)        # the zygote's: its number is about to be reused
+    for number in (signal.SIGCHLD, signal.SIGINT, signal.SIGTERM):
+        signal.signal(number, signal.SIG_DFL)
+    for target, stream in enumerate(streams[:3]):
+        os.dup2(stream, target)
+    os.closerange(3, 65536)
+    confine(request)
     if request.get("check"):      # the grader asks whether kernels can be confined here
         try:                      # ... and still import what they have not imported yet
             os.listdir(sysconfig.get_paths()["purelib"])
@@ -248,7 +335,7 @@ def serve(listener: socket.socket, lifeline: int | None = None) -> None:
                 continue
             request = json.loads(data)
             pid = spawn(request, streams)
-            kernels[pid] = (connection, int(request["uid"]))
+            kernels[pid] = (connection, kernel_uid(request))
             requesters[connection] = pid
             _send(connection, {"pid": pid})
         while True:                       # reap: kernels, and orphans adopted by PID 1
@@ -268,6 +355,11 @@ def serve(listener: socket.socket, lifeline: int | None = None) -> None:
 def main() -> None:
     listener = socket.socket(fileno=int(sys.argv[1]))
     lifeline = int(sys.argv[2]) if len(sys.argv) > 2 else None
+    # Out of the kernels' reach where they share the zygote's uid: its memory and
+    # descriptors (not dumpable), and Python's SIGINT handler (PID 1 of the sandbox, the
+    # zygote gets only the signals it handles).
+    _check(_libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0), "not dumpable")
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
     for module in PRELOAD:
         try:
             __import__(module)

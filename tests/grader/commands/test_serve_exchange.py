@@ -173,3 +173,49 @@ def test_exchange_names_are_read_as_nbgrader_reads_them():
     assert (name.student, name.assignment) == ("a+b+c", "attention-scoring")
     assert InboundName.parse("no-plus-signs") is None
     assert InboundName.parse("a+b++x") is None
+
+
+def test_the_service_needs_no_root(tmp_path):
+    """The grading service run by an unprivileged user that owns the course and the
+    exchange, as a hub would run it with a service user of its own: it grades through its
+    zygotes (no kernel starts cold) and releases the feedback the student fetches."""
+    import pwd
+    import subprocess
+    import tempfile
+
+    from tests.grader.sandbox.kernel_probes import WHO_IS_PID_1, forked_by_a_zygote
+    from tests.unprivileged import as_instructor, instructor
+
+    need_root()
+    place = Path(tempfile.mkdtemp(prefix="unprivileged-service-"))
+    place.chmod(0o755)
+    exchange = place / "exchange"
+    try:
+        with instructor() as grader, local_users(1) as (ada,):
+            course = make_course(place / "course")
+            exchange.mkdir()
+            subprocess.run(["chown", "-R", str(pwd.getpwnam(grader).pw_uid), str(place)],
+                           check=True)
+
+            def as_grader(*args: str) -> subprocess.CompletedProcess:
+                done = as_instructor(grader, "python", "-m", "autograder", "--root",
+                                     str(course.root), "--exchange", str(exchange),
+                                     "--course-id", COURSE_ID, *args)
+                assert done.returncode == 0, done.stderr[-3000:]
+                return done
+
+            as_grader("release", ASSIGNMENT)
+            nbgrader(ada, exchange, "fetch_assignment", ASSIGNMENT)
+            give(ada, Path(f"/home/{ada}/{ASSIGNMENT}/{ASSIGNMENT}.ipynb"),
+                 nbformat.writes(filled(course, WHO_IS_PID_1)))
+            nbgrader(ada, exchange, "submit", ASSIGNMENT)
+            served = as_grader("serve", ASSIGNMENT, "--once")
+            assert f"graded: {ada} {ASSIGNMENT} 14 / 18" in served.stdout, served.stdout
+            assert "cannot confine kernels" not in served.stderr, served.stderr[-3000:]
+            assert forked_by_a_zygote(course.autograded / ada / ASSIGNMENT
+                                      / f"{ASSIGNMENT}.ipynb"), "a kernel started cold"
+            nbgrader(ada, exchange, "fetch_feedback", ASSIGNMENT)
+            page, = _feedback_pages(ada)
+            assert f"{ASSIGNMENT}: 14 / 18" in page
+    finally:
+        shutil.rmtree(place, ignore_errors=True)

@@ -1,5 +1,6 @@
-"""Kernels forked warm by a sandboxed zygote are confined like cold ones, and one notebook's
-kernel leaves nothing — files, processes, startup scripts — for the next one to meet.
+"""Kernels forked warm by a root grader's sandboxed zygote are confined like cold ones, and
+one notebook's kernel leaves nothing — files, processes, startup scripts — for the next one
+to meet (an unprivileged grader's: ``test_unprivileged_zygote.py``).
 
 The rest of the suite grades through zygotes too (they are the default for a root grader);
 these tests look at the kernels themselves, and at two notebooks graded one after the
@@ -10,7 +11,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -18,85 +18,28 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from jupyter_client import KernelManager
-from jupyter_client.kernelspec import KernelSpec
 
 from autograder.commands.grade import grade
 from autograder.sandbox import bubblewrap, zygote
 from tests.conftest import ASSIGNMENT, filled, make_course, submit
+from tests.grader.sandbox.kernel_probes import (
+    INSPECT,
+    THREADS,
+    environments_in_tmp,
+    plant,
+    run_code,
+    start_kernel,
+)
 
 pytestmark = [
-    pytest.mark.skipif(os.geteuid() != 0, reason="zygotes serve root graders only"),
+    pytest.mark.skipif(os.geteuid() != 0, reason="a root grader's zygotes (anyone else's: "
+                       "test_unprivileged_zygote.py)"),
     pytest.mark.xdist_group("zygote"),
 ]
-
-INSPECT = '''
-import os, resource, signal
-status = dict(line.split(":", 1) for line in open("/proc/self/status"))
-print("uid", os.getuid(), os.geteuid(), "caps", status["CapEff"].strip(),
-      status["CapPrm"].strip(), status["CapBnd"].strip(), "nnp", status["NoNewPrivs"].strip())
-print("limits", resource.getrlimit(resource.RLIMIT_AS)[0],
-      resource.getrlimit(resource.RLIMIT_NPROC)[0])
-print("cwd", os.getcwd(), "marker", os.environ.get("AUTOGRADER_SUBMISSION"))
-print("tmp", sorted(os.listdir("/tmp")), "submission", sorted(os.listdir("/submission")))
-print("root", sorted(os.listdir("/")))
-try:
-    os.kill(1, signal.SIGKILL)
-    print("kill zygote: sent")
-except OSError as error:
-    print("kill zygote:", type(error).__name__)
-'''
 
 # A background process a kernel leaves is told apart by a sleep of this test run's own
 # (another run of the suite may be grading on the same machine).
 LEFT_SLEEP = str(60_000 + os.getpid() % 20_000)
-PLANT = '''
-import os, subprocess
-os.makedirs("/tmp/.ipython/profile_default/startup", exist_ok=True)
-open("/tmp/.ipython/profile_default/startup/00-planted.py", "w").write("PLANTED = True\\n")
-open("/tmp/planted", "w").write("x")
-open("/submission/planted", "w").write("x")
-subprocess.Popen(["sleep", "''' + LEFT_SLEEP + '''"])
-print("planted")
-'''
-
-
-THREADS = """
-import torch
-print("threads", torch.get_num_threads(), os.environ["OMP_NUM_THREADS"])
-"""
-
-
-def _environments_in_tmp() -> list[str]:
-    """What a kernel's fresh /tmp shows of the Python environment, when the repository was
-    cloned into /tmp (see zygote_server._fresh_tmp): the environment's top folder there."""
-    found = set()
-    for prefix in (sys.prefix, sys.base_prefix):
-        parts = Path(prefix).resolve().parts
-        if parts[:2] == ("/", "tmp") and len(parts) > 2:
-            found.add(parts[2])
-    return sorted(found)
-
-
-def _run(km: KernelManager, code: str) -> str:
-    client = km.client()
-    client.start_channels()
-    client.wait_for_ready(timeout=60)
-    printed = []
-    client.execute_interactive(code, timeout=60, output_hook=lambda msg: printed.append(
-        msg["content"].get("text", "")) if msg["msg_type"] == "stream" else None)
-    client.stop_channels()
-    return "".join(printed)
-
-
-def _kernel(z: zygote.Zygote, limits: bubblewrap.Limits, marker: str) -> KernelManager:
-    km = KernelManager(transport="ipc", ip=str(z.sockets / "kernel"))
-    km._kernel_spec = KernelSpec(
-        argv=z.kernel_argv(bubblewrap.sandbox_uid(), limits, bubblewrap.SUBMISSION_VARIABLE,
-                           marker),
-        language="python", display_name="zygote", interrupt_mode="message")
-    km.start_kernel()
-    return km
 
 
 @pytest.fixture(scope="module")
@@ -104,12 +47,12 @@ def served():
     """Two kernels of one zygote, one after the other: the first plants, the second looks."""
     z = zygote.for_this_thread()
     limits = bubblewrap.Limits(memory_bytes=5 * 1024**3, threads=5)   # not torch's default
-    first = _kernel(z, limits, "/marker/first")
-    planted = _run(first, PLANT)
+    first = start_kernel(z, limits, "/marker/first")
+    planted = run_code(first, plant(LEFT_SLEEP))
     first.shutdown_kernel(now=True)
     z.clear()
-    second = _kernel(z, limits, "/marker/second")
-    seen = _run(second, "print('PLANTED' in dir())\n" + INSPECT + THREADS)
+    second = start_kernel(z, limits, "/marker/second")
+    seen = run_code(second, "print('PLANTED' in dir())\n" + INSPECT + THREADS)
     second.shutdown_kernel(now=True)
     yield z, planted, seen
     zygote.stop_all()
@@ -129,7 +72,7 @@ def test_kernel_is_unprivileged_and_limited(served):
 def test_nothing_of_the_previous_kernel_is_left(served):
     _, _, seen = served
     assert seen.startswith("False\n"), "an IPython startup file of the previous kernel ran"
-    tmp = sorted([".ipython", "kernel.json", *_environments_in_tmp()])
+    tmp = sorted([".ipython", "kernel.json", *environments_in_tmp()])
     assert f"tmp {tmp} submission []" in seen
     left = subprocess.run(["pgrep", "-f", f"sleep {LEFT_SLEEP}"], capture_output=True,
                           text=True)
@@ -239,8 +182,8 @@ def test_what_the_sandbox_mounts_below_tmp_survives_the_fresh_tmp(monkeypatch, t
     zygote.stop_all()
     try:
         z = zygote.for_this_thread()
-        km = _kernel(z, bubblewrap.Limits(), "/marker")
-        seen = _run(km, '''
+        km = start_kernel(z, bubblewrap.Limits(), "/marker")
+        seen = run_code(km, '''
 import os, sys
 sys.path.insert(0, "/tmp/kept/lib")
 import kept_module
@@ -253,7 +196,7 @@ except OSError as error:
         km.shutdown_kernel(now=True)
     finally:
         zygote.stop_all()
-    assert f"value 42 {sorted(['.ipython', 'kept', 'kernel.json', *_environments_in_tmp()])}" \
+    assert f"value 42 {sorted(['.ipython', 'kept', 'kernel.json', *environments_in_tmp()])}" \
         in seen
     assert "write: OSError" in seen or "write: PermissionError" in seen
     assert not (tmp_path / "written").exists()
@@ -283,7 +226,7 @@ def test_a_zygote_ends_when_its_grader_does_however_it_ends():
     zygote kills whatever it started and exits, and its sandbox with it — whether or not
     a parent-death signal reached it."""
     if not zygote.available():
-        pytest.skip("zygotes need a root grader")
+        pytest.skip("kernels start cold here (AUTOGRADER_COLD_START or COLD_KERNELS)")
     running = zygote.ZygoteProcess()
     try:
         assert running.zygote.works()[0]
