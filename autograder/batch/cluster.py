@@ -58,7 +58,13 @@ def dask_client(jobs: int, scheduler: str | None = None) -> Iterator:
         return
     # A worker gets a submission only when it is free (Dask's default hands each one a
     # second to queue, which may wait behind a slow notebook until another steals it).
-    with dask.config.set({"distributed.scheduler.worker-saturation": 1.0}), \
+    # The workers are threads of this process: their heartbeats and the scheduler share its
+    # event loop, so a stall of this process longer than the scheduler's worker TTL (five
+    # minutes by default; the GIL held that long, a machine starved by a fork storm) made
+    # the scheduler, once it woke, remove every worker as silent, and the submissions not
+    # yet graded waited for ever. A worker of this process cannot be silent without it.
+    with dask.config.set({"distributed.scheduler.worker-saturation": 1.0,
+                          "distributed.scheduler.worker-ttl": None}), \
             LocalCluster(n_workers=max(1, jobs), threads_per_worker=1, processes=False,
                          dashboard_address=":0", silence_logs=logging.ERROR) as cluster, \
             Client(cluster) as client:
