@@ -350,7 +350,7 @@ def views(result: Result) -> list[dict]:
             source_a = a.code.get(cell_a, a.prose.get(cell_a, ""))
             source_b = b.code.get(cell_b, b.prose.get(cell_b, ""))
             fragments.append({
-                "cell": cell_a, "b_cell": cell_b,
+                "cell": cell_a, "b_cell": cell_b, "prose": cell_a in result.starter.prose,
                 "a": _view(source_a, fragment["a_lines"], starter_lines.get(cell_a, set())),
                 "b": _view(source_b, fragment["b_lines"], starter_lines.get(cell_b, set()))})
         shown.append({"a": pair.a, "b": pair.b, "code": round(pair.code, 4),
@@ -377,4 +377,14 @@ def load_record(course: Course, assignment: str) -> dict | None:
         data = json.loads(record_path(course, assignment).read_text("utf-8"))
     except (OSError, ValueError):
         return None
-    return data if isinstance(data, dict) and data.get("assignment") == assignment else None
+    if not isinstance(data, dict) or data.get("assignment") != assignment:
+        return None
+    threshold = data.get("threshold")
+    numbers = ("bar", "median", "mad", "k", "floor")
+    if not isinstance(threshold, dict) or not all(
+            isinstance(threshold.get(key), int | float) for key in numbers):
+        return None
+    if not isinstance(data.get("views"), list) or not isinstance(data.get("clusters"), list) \
+            or not isinstance(data.get("notes"), dict):
+        return None
+    return data

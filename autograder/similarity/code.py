@@ -84,6 +84,10 @@ def code_runs(cells: dict[str, str], graded_names: Iterable[str] = ()
     on cells that did not parse. ``graded_names``: functions and classes the assignment asks
     for, never removed as unused."""
     parsed = [ParsedCell(cell, source) for cell, source in cells.items()]
+    everything = set(graded_names) | {n for one in parsed for n in one.names_read()}
+    for one in parsed:        # what can never run goes first: then what only it reads
+        if one.tree is not None:
+            one.tree.body = _live(one.tree.body, everything)
     read = set(graded_names)
     for one in parsed:
         read |= one.names_read()

@@ -34,7 +34,7 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.proving.fill import defined_names, fill_release
+from autograder.proving.fill import defined_names, fill_release, solution_text
 from tests.conftest import INDEPENDENT, submit
 
 ASSIGNMENT = "attention-scoring"
@@ -196,14 +196,15 @@ def _bound(code: str) -> set[str]:
 
 
 def rename(code: str) -> str:
-    """Every variable, argument and helper renamed (not the graded functions), as a copier
-    with a find-and-replace would."""
+    """Every variable, argument and helper of a module renamed (not the graded functions
+    nor attributes), as a copier with a find-and-replace would."""
     names = _bound(code)
-    out = []
+    out, previous = [], ""
     for token in tokenize.generate_tokens(io.StringIO(code).readline):
-        if token.type == tokenize.NAME and token.string in names:
+        if token.type == tokenize.NAME and token.string in names and previous != ".":
             token = token._replace(string=f"my_{token.string.strip('_')}_2")
         out.append(token)
+        previous = token.string
     return tokenize.untokenize(out)
 
 
@@ -312,6 +313,14 @@ def independent_codes() -> dict[str, str]:
 SPARE = "ind-straightforward"    # own work nobody else in the class has: for cp-one-function
 
 
+def reference_code(course) -> str:
+    """The reference solution as one module (its solution cells' code, markers removed)."""
+    source = nbformat.read(course.source / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    return "\n\n".join(solution_text(cell.source) for cell in source.cells
+                       if cell.cell_type == "code"
+                       and cell.metadata.get("nbgrader", {}).get("solution"))
+
+
 def _notebook(course, code: str | None, answers: tuple[str, str] | None,
               language: str | None = None) -> nbformat.NotebookNode:
     name = f"{ASSIGNMENT}.{language}" if language else ASSIGNMENT
@@ -350,45 +359,57 @@ def independent_class(course) -> dict[str, tuple[str, tuple, str | None]]:
     return students
 
 
-def build(course) -> tuple[list[str], list[tuple[str, str]]]:
+def copied_pairs(copies: list[tuple[str, str, set[str]]]) -> set[frozenset[str]]:
+    """The pairs whose work has a common source: each copy and its source, and two copies of
+    the same source that copied the same part of it (``"code"``, ``"prose"``)."""
+    pairs = {frozenset((student, source)) for student, source, _ in copies}
+    for student, source, parts in copies:
+        for other, other_source, other_parts in copies:
+            if student < other and source == other_source and parts & other_parts:
+                pairs.add(frozenset((student, other)))
+    return pairs
+
+
+def build(course) -> tuple[list[str], set[frozenset[str]]]:
     """Hand in the whole class: (independent students, copied pairs)."""
     students = independent_class(course)
     names = list(students)
     spare_code = independent_codes()[SPARE]
-    copies: list[tuple[str, str]] = []
+    copies: list[tuple[str, str, set[str]]] = []     # (student, source, parts copied)
 
-    def copy_code(student: str, source: str, change, own_answers=None, language=None):
+    def copy_code(student: str, source: str, change, own_answers=None, language=None,
+                  renamed=False):
         code, answers, lang = students[source]
+        code = rename(code or reference_code(course)) if renamed else code
         notebook = _notebook(course, code, own_answers or answers, language or lang)
         notebook = change(notebook)
         _hand_in(course, student, notebook, language or lang)
-        copies.append((student, source))
+        copies.append((student, source, {"code"} if own_answers else {"code", "prose"}))
 
     # Copies of code, each with their own (another student's style of) written answers
     # kept as the source's: a copier of code usually copies the answers too; two do not.
-    copy_code("cp-renamed", names[0], lambda nb: on_code(nb, rename))
+    copy_code("cp-renamed", names[0], lambda nb: nb, renamed=True)
     copy_code("cp-reordered", names[1], reorder)
     copy_code("cp-recommented", names[2], lambda nb: on_code(nb, recomment),
               own_answers=("The variance is large.", "Weights become sharper."))
     copy_code("cp-reformatted", names[3], lambda nb: on_code(nb, reformat))
     copy_code("cp-dead-code", names[4], lambda nb: on_code(nb, insert_dead_code))
     copy_code("cp-everything", names[5],
-              lambda nb: reorder(on_code(on_code(on_code(on_code(nb, rename), recomment),
-                                                 insert_dead_code), reformat)),
+              lambda nb: reorder(on_code(on_code(on_code(nb, recomment), insert_dead_code),
+                                         reformat)), renamed=True,
               own_answers=("I think the scores have variance 1024 and should be divided by "
                            "32.", "The weights get sharper with a longer query; the "
                            "additive ones do not."))
     # Three students share one source: the source and two copies of it.
-    copy_code("cluster-renamed", names[6], lambda nb: on_code(nb, rename))
+    copy_code("cluster-renamed", names[6], lambda nb: nb, renamed=True)
     copy_code("cluster-dead-code", names[6], lambda nb: on_code(nb, insert_dead_code))
-    copies.append(("cluster-renamed", "cluster-dead-code"))
 
     # One function copied among otherwise own work (a style nobody else in the class has).
     source_code = students[names[7]][0]
     own = _replace_function(spare_code, source_code, "masked_softmax")
     _hand_in(course, "cp-one-function", _notebook(
         course, own, ("Var is 1024; dividing by 8 is not enough.", "Sharper; additive no.")))
-    copies.append(("cp-one-function", names[7]))
+    copies.append(("cp-one-function", names[7], {"code"}))
 
     # Written answers only (no code: the starter's), copied or paraphrased.
     author = {students[n][1]: n for n in names}
@@ -400,8 +421,8 @@ def build(course) -> tuple[list[str], list[tuple[str, str]]]:
               ("prose-paraphrased-zh", author[CHINESE[1]], PARAPHRASED_CHINESE, "zh_CN")]
     for student, source, answers, language in handed:
         _hand_in(course, student, _notebook(course, None, answers, language), language)
-        copies.append((student, source))
-    return names, copies
+        copies.append((student, source, {"prose"}))
+    return names, copied_pairs(copies)
 
 
 def _replace_function(own: str, other: str, name: str) -> str:
