@@ -250,7 +250,9 @@ written answers, the released starter code removed and fragments common in the c
 discounted. A pair is flagged above {{ "%.3g"|format(s.threshold.bar) }}, a bar set from the
 class's own scores (median {{ "%.3g"|format(s.threshold.median) }} + {{ s.threshold.k }} ×
 1.4826 × MAD {{ "%.3g"|format(s.threshold.mad) }}, at least {{ s.threshold.floor }}).
-{{ s.views|length }} pair(s) flagged.</p>
+{{ s.flagged }} pair(s) flagged{% if s.flagged > s.views|length %}; the {{ s.views|length }}
+highest are shown here, every pair is in <code>reports/{{ b.assignment }}.similarity.json</code>
+{%- endif %}.</p>
 {% if s.clusters %}<p>Clusters (three or more submissions joined by flagged pairs: one
 source shared?):</p><ul>{% for cluster in s.clusters %}<li>{{ cluster|join(", ") }}</li>
 {% endfor %}</ul>{% endif %}

@@ -60,6 +60,7 @@ MAX_CELL_CHARS = 100_000
 RECORD_SUFFIX = ".similarity.json"
 PAST_PREFIX = "past:"
 MAX_VIEWS = 12           # side-by-side fragments recorded per flagged pair
+MAX_PAIRS_SHOWN = 60     # flagged pairs the report shows side by side (the highest)
 CONTEXT_LINES = 2        # lines shown around a shared fragment
 
 
@@ -340,9 +341,7 @@ def views(result: Result) -> list[dict]:
     starter_lines = {key: {line.strip() for s in sources for line in s.splitlines()}
                      for key, sources in (result.starter.code | result.starter.prose).items()}
     shown = []
-    for pair in result.comparison.pairs:
-        if not pair.flagged:
-            continue
+    for pair in [p for p in result.comparison.pairs if p.flagged][:MAX_PAIRS_SHOWN]:
         a, b = by_label[pair.a], by_label[pair.b]
         fragments = []
         for fragment in pair.shared[:MAX_VIEWS]:
@@ -366,6 +365,7 @@ def record(course: Course, result: Result) -> Path:
     data["submissions"] = sum(h.current for h in result.handed)
     data["past_submissions"] = sum(not h.current for h in result.handed)
     data["views"] = views(result)
+    data["flagged"] = sum(pair.flagged for pair in result.comparison.pairs)
     path = record_path(course, result.assignment)
     write_json_atomically(data, path)
     return path
@@ -385,6 +385,6 @@ def load_record(course: Course, assignment: str) -> dict | None:
             isinstance(threshold.get(key), int | float) for key in numbers):
         return None
     if not isinstance(data.get("views"), list) or not isinstance(data.get("clusters"), list) \
-            or not isinstance(data.get("notes"), dict):
+            or not isinstance(data.get("notes"), dict) or not isinstance(data.get("flagged"), int):
         return None
     return data

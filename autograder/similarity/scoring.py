@@ -6,12 +6,12 @@ term's and the past terms' together) weighs
 
     w = clip( log(C / df) / log(C / 2), 0, 1 ),   C = max(COMMON_SHARE · N, MIN_COMMON)
 
-so a fragment of one or two submissions weighs 1, and one that a fifth of the class
+so a fragment of one or two submissions weighs 1, and one that a twentieth of the class
 (:data:`COMMON_SHARE`) or more wrote weighs 0, falling with the logarithm of its frequency
 between: what many students write independently — the one obvious ``torch.bmm`` line, the
 idiom of the course's examples — is evidence of nothing. In a class of fewer than
-``MIN_COMMON / COMMON_SHARE`` (25) submissions, a fragment of :data:`MIN_COMMON` (5) or more
-weighs 0.
+``MIN_COMMON / COMMON_SHARE`` (100) submissions, a fragment of :data:`MIN_COMMON` (5) or
+more weighs 0.
 
 **Similarity** of two submissions' code, and separately of their prose, is the weighted
 Jaccard index of their fingerprints: the weight of the fragments they share over the
@@ -28,9 +28,14 @@ is above
 (median and median absolute deviation of every pair's score; 1.4826 · MAD estimates the
 standard deviation of the bulk of the scores without being moved by the outliers; :data:`K`
 = 6). The floor (:data:`FLOOR` = 0.2: a fifth of two submissions' rare fragments in common)
-keeps a class whose scores barely vary (MAD near 0) from flagging pairs that share almost
-nothing. Both constants were set on the corpus of ``tests/grader/commands/similarity_corpus.py``
-and checked on a class without copying (nothing flagged) and one with (every copy flagged).
+keeps a class whose scores barely vary from flagging pairs that share almost nothing. In a
+class where most pairs share nothing rare at all (median and MAD 0, as in the tests'
+corpus and the benchmark's class) the floor is the bar; where independent work is alike
+(an assignment with little freedom: most pairs share some rare fragments), the bar rises
+with the class. K, FLOOR and COMMON_SHARE were chosen on the corpus of the tests
+(``tests/grader/commands/similarity_corpus.py``: the lowest copied pair scores 0.32, the
+highest independent pair 0.05), which checks them on a class without copying (nothing
+flagged) and on one with copies (every copy flagged, nothing else).
 """
 
 from __future__ import annotations
@@ -45,7 +50,7 @@ import numpy as np
 
 from .fingerprints import Fingerprints, Place
 
-COMMON_SHARE = 0.2     # a fragment in this share of the class or more weighs nothing
+COMMON_SHARE = 0.05    # a fragment in this share of the class or more weighs nothing
 MIN_COMMON = 5         # ... or in this many submissions, in a small class
 K = 6.0                # robust standard deviations above the median that flag a pair
 FLOOR = 0.2            # never flag a pair scoring less than this
