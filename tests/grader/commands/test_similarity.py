@@ -34,6 +34,7 @@ from autograder.commands.similarity import (
 )
 from autograder.course import Course
 from autograder.similarity import scoring
+from autograder.similarity.code import code_runs
 from autograder.similarity.fingerprints import Token, kgrams, winnow
 from tests.conftest import REPO, make_course, submit, visible_text
 from tests.grader.commands import similarity_corpus as corpus
@@ -65,10 +66,9 @@ def corpus_class(released, tmp_path_factory):
 def test_every_copy_ranks_above_every_independent_pair_and_only_copies_are_flagged(
         corpus_class):
     """Every copied pair scores above every other pair; every copied pair is flagged and no
-    other pair is. Fails without the renaming of bound names (the renamed copies fall to
-    0.1), without the class discount (independent pairs sharing the obvious
-    ``torch.bmm`` lines rise above the one-function copy) and with a per-cell instead
-    of a per-definition order (the reordered copy falls)."""
+    other pair is. Fails without the renaming of bound names (the renamed copies fall),
+    without jieba's segmentation (the Chinese copies fall) and with a bar at a fixed
+    quantile of the class's scores (independent pairs flagged)."""
     course, independent, copied, result = corpus_class
     pairs = result.comparison.pairs
     copies = [p for p in pairs if frozenset((p.a, p.b)) in copied]
@@ -87,8 +87,7 @@ def test_every_copy_ranks_above_every_independent_pair_and_only_copies_are_flagg
 def test_each_kind_of_copy_is_caught_by_the_part_it_copied(corpus_class):
     """Code copies score high on code, written-answer copies on prose, in both languages.
     Fails if Chinese is not segmented (whole runs of characters as one word: the Chinese
-    paraphrase shares no shingle) or if starter text is left in (every pair shares the
-    release's signatures)."""
+    paraphrase shares no shingle) or if dead code is kept (the copy with dead code falls)."""
     _, independent, _, result = corpus_class
     by_pair = {frozenset((p.a, p.b)): p for p in result.comparison.pairs}
 
@@ -112,7 +111,7 @@ def test_each_kind_of_copy_is_caught_by_the_part_it_copied(corpus_class):
 
 def test_one_source_shared_by_three_is_a_cluster(corpus_class):
     """The source and its two copies form a cluster (and shared fragments name their
-    lines). Fails if clusters are not formed from flagged pairs transitively."""
+    lines). Fails without the renaming of bound names (the renamed copy is not flagged)."""
     _, _, _, result = corpus_class
     assert ["alone-cat-split_blocks_where", "cluster-dead-code", "cluster-renamed"] \
         in result.comparison.clusters
@@ -127,7 +126,8 @@ def test_one_source_shared_by_three_is_a_cluster(corpus_class):
 
 def test_a_class_without_copying_flags_nothing(released, tmp_path):
     """The independent students alone: nothing flagged, the bar at least the floor. Fails
-    with a bar of a fixed quantile of the class (some pair is always above it)."""
+    with a bar of a fixed quantile of the class (some pair is always above it) and without
+    the class discount (independent pairs sharing the obvious ``torch.bmm`` lines rise)."""
     course = _empty_course(released, tmp_path / "course")
     corpus.independent_class(course)
     result = similarity(course, ASSIGNMENT)
@@ -144,6 +144,45 @@ def test_the_bar_follows_the_class():
     alike = [0.3 + 0.01 * (i % 10) for i in range(200)]
     bar, median, mad = scoring.threshold(alike + [0.95])
     assert max(alike) < bar < 0.95 and median == pytest.approx(0.35) and mad > 0
+
+
+def test_clusters_are_joined_through_any_chain_of_flagged_pairs():
+    """a-b, b-c, c-d flagged: one cluster of four, though a and d share nothing; two
+    separate pairs are no cluster. Fails with clusters grown only around one member."""
+    def pair(a, b):
+        return scoring.Pair(a, b, 1.0, 0.0, 1.0, True)
+
+    assert scoring.clusters([pair("a", "b"), pair("c", "d"), pair("b", "c")]) == \
+        [["a", "b", "c", "d"]]
+    assert scoring.clusters([pair("a", "b"), pair("c", "d")]) == []
+
+
+def test_order_of_definitions_changes_no_fingerprint():
+    """The same definitions in another order within a cell give exactly the same
+    fingerprints. Fails with one run of tokens per cell (k-grams across definitions)."""
+    first = "def f(x):\n    y = x * 2\n    return y + 1\n"
+    second = "def g(a, b):\n    return torch.softmax(a @ b.T, dim=-1) * f(a)\n"
+    third = "class H:\n    def forward(self, x):\n        return g(x, x).sum()\n"
+
+    def prints(code):
+        runs, _ = code_runs({"cell": code}, ["f", "g", "H"])
+        return {h for run in runs["cell"] for h, _, _ in kgrams(run, 6)}
+
+    assert prints(first + second + third) == prints(second + first + third)
+
+
+def test_starter_code_is_no_evidence(released, tmp_path):
+    """Two students who handed in the release unanswered share only its starter code and
+    text: their pair scores 0, even in a class too small for the discount. Fails if the
+    starter's fingerprints are kept."""
+    course = _empty_course(released, tmp_path / "course")
+    submit(course, "ann", corpus._notebook(course, None, None))
+    submit(course, "bob", corpus._notebook(course, None, None))
+    submit(course, "cat", corpus._notebook(course, corpus.reference_code(course),
+                                           corpus.ENGLISH[0]))
+    result = similarity(course, ASSIGNMENT)
+    pair = next(p for p in result.comparison.pairs if {p.a, p.b} == {"ann", "bob"})
+    assert (pair.code, pair.prose, pair.flagged) == (0.0, 0.0, False)
 
 
 def test_winnowing_sees_every_long_shared_run():
