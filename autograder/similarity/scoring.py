@@ -15,7 +15,10 @@ more weighs 0.
 
 **Similarity** of two submissions' code, and separately of their prose, is the weighted
 Jaccard index of their fingerprints: the weight of the fragments they share over the
-weight of all their fragments, 0 to 1. The pair's ``score`` combines both as independent
+weight of all their fragments, 0 to 1 — with :data:`PRIOR` (5) added to the denominator,
+as if every pair had five rare fragments more that it does not share, so that two
+submissions with almost nothing rare (all they wrote is common in the class) cannot score
+high by sharing the little they have. The pair's ``score`` combines both as independent
 evidence, ``1 - (1 - code)(1 - prose)``: either alone can make it high, both make it higher.
 
 **Flagging**, calibrated on the class itself. Most pairs of a class are independent, so
@@ -33,7 +36,7 @@ class where most pairs share nothing rare at all (median and MAD 0, as in the te
 corpus and the benchmark's class) the floor is the bar; where independent work is alike
 (an assignment with little freedom: most pairs share some rare fragments), the bar rises
 with the class. K, FLOOR and COMMON_SHARE were chosen on the corpus of the tests
-(``tests/grader/commands/similarity_corpus.py``: the lowest copied pair scores 0.32, the
+(``tests/grader/commands/similarity_corpus.py``: the lowest copied pair scores 0.31, the
 highest independent pair 0.05), which checks them on a class without copying (nothing
 flagged) and on one with copies (every copy flagged, nothing else).
 """
@@ -56,6 +59,7 @@ K = 6.0                # robust standard deviations above the median that flag a
 FLOOR = 0.2            # never flag a pair scoring less than this
 MAD_SCALE = 1.4826     # MAD -> standard deviation, for normally distributed scores
 SHOWN_WEIGHT = 0.25    # shared fragments rarer than this are listed (side-by-side view)
+PRIOR = 5.0            # rare fragments' weight added to every pair's union (see above)
 
 
 @dataclass
@@ -125,8 +129,7 @@ def _similarities(prints: Sequence[Fingerprints], rows: Sequence[int],
         column_weights[j] = weight[h]
     shared = (matrix[list(rows)] * column_weights) @ matrix.T
     union = totals[list(rows)][:, None] + totals[None, :] - shared
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(union > 1e-9, shared / np.maximum(union, 1e-9), 0.0).clip(0.0, 1.0)
+    return (shared / (union + PRIOR)).clip(0.0, 1.0)
 
 
 def threshold(scores: Sequence[float]) -> tuple[float, float, float]:

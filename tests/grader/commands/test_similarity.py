@@ -185,6 +185,24 @@ def test_starter_code_is_no_evidence(released, tmp_path):
     assert (pair.code, pair.prose, pair.flagged) == (0.0, 0.0, False)
 
 
+def test_little_rare_work_in_common_is_little_evidence():
+    """Two submissions whose work is all common in the class but one fragment they share
+    score low, not 1 (shared over union would be 1/1). Fails without the prior mass in
+    the denominator."""
+    from autograder.similarity.fingerprints import Fingerprints, Place
+
+    def prints(extra=()):
+        one = Fingerprints()
+        for h in [*range(10), *extra]:
+            one.add(h, Place("cell", 1, 1))
+        return one
+
+    class_ = [scoring.Compared(f"s{i}", True, prints([99] if i < 2 else []), prints())
+              for i in range(20)]
+    pair = next(p for p in scoring.compare(class_).pairs if {p.a, p.b} == {"s0", "s1"})
+    assert 0 < pair.code < scoring.FLOOR and not pair.flagged
+
+
 def test_winnowing_sees_every_long_shared_run():
     """Any run of k + w - 1 tokens two texts share gives both one common fingerprint (the
     guarantee of winnowing); fails if windows are not overlapping."""
