@@ -187,7 +187,12 @@ def _similarity(course: Course, args: argparse.Namespace) -> int:
         return 2
     data = result.as_json()
     if args.json:
-        write_json_atomically(data, Path(args.json))
+        try:
+            write_json_atomically(data, Path(args.json))
+        except OSError as error:
+            print(f"similarity: cannot write --json {args.json}: {error.strerror or error}; "
+                  "nothing was written", file=sys.stderr)
+            return 2
     recorded = record(course, result)
     flagged = [pair for pair in result.comparison.pairs if pair.flagged]
     current = sum(h.current for h in result.handed)

@@ -313,8 +313,12 @@ def write_json_atomically(data: dict, path: Path) -> None:
     """``data`` as JSON in ``path``: whoever reads it finds the old file or the new one."""
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(f".{path.name}.partial")
-    partial.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-    os.replace(partial, path)
+    try:
+        partial.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n",
+                           encoding="utf-8")
+        os.replace(partial, path)
+    finally:
+        partial.unlink(missing_ok=True)
 
 
 def record_path(course: Course, assignment: str) -> Path:

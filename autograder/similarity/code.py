@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import ast
 import io
+import keyword
 import re
 import tokenize
 from collections.abc import Iterable
@@ -54,14 +55,16 @@ class ParsedCell:
             try:
                 self.tree = ast.parse("\n".join(lines))
                 break
-            except (SyntaxError, ValueError) as error:   # ValueError: a NUL byte
+            except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
+                # ValueError: a NUL byte; RecursionError: nested beyond the parser's depth
                 line = getattr(error, "lineno", None)
                 if not line or not 1 <= line <= len(lines) or not lines[line - 1].strip():
                     break
                 lines[line - 1] = ""
                 dropped.append(line)
+        self.text = "\n".join(lines)
         if self.tree is None:
-            self.lexical = _lexical_tokens("\n".join(lines))
+            self.lexical = _lexical_tokens(self.text)
             self.notes.append(f"cell {cell}: its code does not parse; compared by its words")
         elif dropped:
             self.notes.append(f"cell {cell}: its code does not parse; line(s) "
@@ -99,8 +102,14 @@ def code_runs(cells: dict[str, str], graded_names: Iterable[str] = ()
         if one.tree is None:
             runs[one.cell] = [one.lexical] if one.lexical else []
             continue
-        body = _live(one.tree.body, read)
-        runs[one.cell] = [run for run in _units(body, bound, read) if run]
+        try:
+            body = _live(one.tree.body, read)
+            runs[one.cell] = [run for run in _units(body, bound, read) if run]
+        except RecursionError:       # an expression nested thousands deep: its words
+            lexical = _lexical_tokens(one.text)
+            runs[one.cell] = [lexical] if lexical else []
+            notes.append(f"cell {one.cell}: its code is nested too deeply to be read as a "
+                         "tree; compared by its words")
     return runs, notes
 
 
@@ -282,6 +291,4 @@ def _lexical_tokens(source: str) -> list[Token]:
 
 
 def _is_keyword(word: str) -> bool:
-    import keyword
-
     return keyword.iskeyword(word)

@@ -242,9 +242,9 @@ def _run(course: Course, *args: str) -> int:
 
 def test_bad_input_is_refused_whole(released, tmp_path, capsys):
     """A --past folder that does not exist or is not a submitted/ layout, an unknown
-    assignment, two past folders with one label: exit 2, the path named, nothing written
-    (no --json file, no record). Fails if the past folders are checked after the
-    comparison has been written."""
+    assignment, two past folders with one label, a --json path that cannot be written:
+    exit 2, the path named, nothing written (no --json file, no record). Fails if the past
+    folders are checked after the comparison has been written."""
     course = _empty_course(released, tmp_path / "course")
     submit(course, "ann", corpus._notebook(course, None, corpus.ENGLISH[0]))
     output = tmp_path / "out.json"
@@ -253,6 +253,10 @@ def test_bad_input_is_refused_whole(released, tmp_path, capsys):
     twice = [tmp_path / "a" / "2024", tmp_path / "b" / "2024"]
     for folder in twice:
         shutil.copytree(course.submitted, folder)
+    (tmp_path / "a-folder.json").mkdir()
+    assert _run(course, ASSIGNMENT, "--json", str(tmp_path / "a-folder.json")) == 2
+    assert "cannot write --json" in capsys.readouterr().err
+    assert not record_path(course, ASSIGNMENT).exists()
     for args, named in [(["--past", str(tmp_path / "nowhere")], "nowhere"),
                         (["--past", str(not_layout)], str(not_layout)),
                         (["--past", str(twice[0]), "--past", str(twice[1])], str(twice[1])),
@@ -316,6 +320,8 @@ def test_hostile_submissions_are_compared_as_far_as_possible(released, tmp_path)
     for cell in huge.cells:
         if cell.metadata.get("nbgrader", {}).get("grade_id") == "dot_score":
             cell.source += "\n" + "x = 1\n" * 40_000
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == "scaled_dot_score":
+            cell.source = "def scaled_dot_score(q, k):\n    return " + "+".join(["q"] * 30_000)
     submit(course, "huge-and-missing", huge)
     outside = tmp_path / "outside" / ASSIGNMENT
     shutil.copytree(loops.parent, outside)
@@ -325,6 +331,7 @@ def test_hostile_submissions_are_compared_as_far_as_possible(released, tmp_path)
     assert "bad JSON" in " ".join(notes["bad-json"])
     assert "does not parse" in " ".join(notes[hostile])
     assert any("characters" in n for n in notes["huge-and-missing"])
+    assert any("scaled_dot_score" in n for n in notes["huge-and-missing"])
     assert any("missing: attend" in n for n in notes["huge-and-missing"])
     labels = {label for p in result.comparison.pairs for label in (p.a, p.b)}
     assert "linked" not in labels
