@@ -21,7 +21,7 @@ It prints the flagged pairs, writes the result as JSON (``--json``), atomically:
      "pairs": [{"a": "alice", "b": "past:2024/bob", "code": 0.93, "prose": 0.1,
                 "score": 0.94, "flagged": true,
                 "shared": [{"cell": "masked_softmax", "a_lines": [7, 15], "b_lines": [7, 14]}]}],
-     "threshold": {"bar": 0.2, "median": 0.01, "mad": 0.004, "k": 8.0, "floor": 0.2},
+     "threshold": {"bar": 0.2, "median": 0.01, "mad": 0.004, "k": 6.0, "floor": 0.2},
      "clusters": [["ann", "ben", "cat"]], "notes": {"dan": ["bad JSON: ..."]}}
 
 A past submission is labelled ``past:<name>/<student>``, ``<name>`` being the ``--past``

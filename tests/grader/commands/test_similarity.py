@@ -40,6 +40,7 @@ from tests.conftest import REPO, make_course, submit, visible_text
 from tests.grader.commands import similarity_corpus as corpus
 
 ASSIGNMENT = corpus.ASSIGNMENT
+pytestmark = pytest.mark.xdist_group("similarity")   # one worker builds the corpus once
 
 
 @pytest.fixture(scope="module")
