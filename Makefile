@@ -167,6 +167,7 @@ bench: $(STAMP) sandbox-tools hub-tools
 	$(BIN)/python benchmarks/sandbox_cost.py
 	$(BIN)/python benchmarks/mha_speed.py
 	$(BIN)/python benchmarks/grading_throughput.py --jobs $(JOBS)
+	$(BIN)/python benchmarks/similarity_speed.py
 	@# the hub's grading service under a class submitting at once (as root: local users)
 	$(BIN)/python benchmarks/hub_load.py --jobs $(JOBS)
 

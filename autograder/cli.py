@@ -177,6 +177,45 @@ def _report(course: Course, args: argparse.Namespace) -> int:
     return 0
 
 
+def _similarity(course: Course, args: argparse.Namespace) -> int:
+    from .commands.similarity import SimilarityError, record, similarity, write_json_atomically
+
+    try:
+        result = similarity(course, args.assignment, args.past or [])
+    except SimilarityError as error:
+        print(f"similarity: {error}; nothing was written", file=sys.stderr)
+        return 2
+    data = result.as_json()
+    if args.json:
+        try:
+            write_json_atomically(data, Path(args.json))
+        except OSError as error:
+            print(f"similarity: cannot write --json {args.json}: {error.strerror or error}; "
+                  "nothing was written", file=sys.stderr)
+            return 2
+    recorded = record(course, result)
+    flagged = [pair for pair in result.comparison.pairs if pair.flagged]
+    current = sum(h.current for h in result.handed)
+    print(f"compared {current} submission(s) of {args.assignment} with each other and with "
+          f"{len(result.handed) - current} past one(s): {len(data['pairs'])} pair(s); "
+          f"{len(flagged)} flagged (score above {data['threshold']['bar']:g}, set from the "
+          f"class's scores: median {data['threshold']['median']:g}, MAD "
+          f"{data['threshold']['mad']:g})")
+    for pair in flagged:
+        print(f"  {pair.score:.2f}  {pair.a}  {pair.b}  (code {pair.code:.2f}, "
+              f"prose {pair.prose:.2f})")
+    for cluster in data["clusters"]:
+        print(f"  one source shared by {len(cluster)}: {', '.join(cluster)}")
+    for label, notes in data["notes"].items():
+        print(f"note: {label}: {'; '.join(notes)}")
+    print("similarity is evidence for a person to weigh, not a verdict")
+    if args.json:
+        print(f"wrote {args.json}")
+    print(f"recorded for the class report (python -m autograder report {args.assignment}): "
+          f"{recorded}")
+    return 0
+
+
 def _manual(course: Course, args: argparse.Namespace) -> int:
     from .commands.manual import ManualGradesError, export_manual, import_manual
 
@@ -277,6 +316,16 @@ def parser() -> argparse.ArgumentParser:
     way.add_argument("--import", dest="import_path", metavar="PATH",
                      help="read the scores and comments of such a file into the gradebook")
     p.set_defaults(run=_manual)
+
+    p = sub.add_parser("similarity", help="pairs of submissions more alike than independent "
+                       "work: code and written answers, starter code and what is common "
+                       "discounted")
+    p.add_argument("assignment")
+    p.add_argument("--past", action="append", metavar="DIR",
+                   help="earlier terms' submissions, laid out as submitted/ "
+                        "(<student>/<assignment>/); repeat for several terms")
+    p.add_argument("--json", metavar="FILE", help="write every pair's similarity there")
+    p.set_defaults(run=_similarity)
 
     p = sub.add_parser("export", help="grades as CSV and JSON, or into an LMS's own files")
     p.add_argument("--csv")

@@ -4,8 +4,12 @@
 and writes ``reports/<assignment>.html``, a single self-contained page: the score
 distribution, the pass rate of every test, the time each submission took, and a
 *diagnosis* — the catalogued mistakes that explain the failing submissions ("12
-students: mask applied after the softmax"), with the students who made each. Everything it
-shows is escaped, and its Content-Security-Policy runs no script and loads nothing
+students: mask applied after the softmax"), with the students who made each — and, once
+``similarity`` has compared the class (:mod:`.similarity`), the pairs and clusters of
+submissions more alike than independent work, their shared fragments side by side, starter
+code greyed out. That section is for instructors only (no student sees this page) and says
+that similarity is evidence to weigh, not a verdict. Everything it shows is escaped, and
+its Content-Security-Policy runs no script and loads nothing
 (:data:`autograder.display.csp.PAGE`): a student id or a reason cannot act in it.
 """
 
@@ -31,6 +35,7 @@ from ..lms.roster import Roster
 from ..proving.diagnosis import Diagnosis, catalogue_mistakes, diagnose
 from ..submission.gradebook import with_hand_grades
 from .lateness import lateness_of
+from .similarity import load_record
 
 
 @dataclass
@@ -42,6 +47,7 @@ class Batch:
     diagnoses: dict[str, Diagnosis]        # student -> diagnosis (failing submissions)
     late: dict[str, Lateness] = field(default_factory=dict)   # student -> the late policy's
     lms_names: dict[str, str] = field(default_factory=dict)   # student -> who the LMS says
+    similarity: dict | None = None     # what `similarity` recorded, if it ran
 
     @property
     def max_score(self) -> float:
@@ -98,7 +104,8 @@ def load_batch(course: Course, assignment: str) -> Batch:
     policy, roster = deadlines.load(course), Roster.of(course)
     late = {o.student: lateness_of(course, policy, roster, o.student, assignment)
             for o in outcomes} if policy.configured else {}
-    return Batch(assignment, outcomes, diagnoses, late, lms_names(roster, assignment))
+    return Batch(assignment, outcomes, diagnoses, late, lms_names(roster, assignment),
+                 load_record(course, assignment))
 
 
 def lms_names(roster: Roster, assignment: str) -> dict[str, str]:
@@ -172,6 +179,13 @@ _PAGE = Environment(autoescape=select_autoescape(default=True)).from_string("""\
  td, th { border: 1px solid #ccc; padding: .3rem .5rem; vertical-align: top; }
  th { background: #f3f3f3; text-align: left; } td.n { text-align: right; }
  img { max-width: 100%; } .muted { color: #666; }
+ .side { display: grid; grid-template-columns: 1fr 1fr; gap: .5rem; margin: .3rem 0 1rem; }
+ .side pre { margin: 0; padding: .3rem; background: #fafafa; border: 1px solid #ddd;
+   overflow-x: auto; font-size: .8rem; white-space: pre; }
+ .side pre.prose { white-space: pre-wrap; font-family: inherit; }
+ .side .line { display: block; } .side .shared { background: #fff1b8; }
+ .side .starter { color: #999; } .side .ln { color: #999; user-select: none; }
+ .verdict { border-left: 4px solid #c77; padding: .3rem .7rem; background: #fdf3f3; }
 </style></head><body>
 <h1>{{ b.assignment }}: grading report</h1>
 <p>{{ b.outcomes|length }} submissions graded; mean {{ "%.1f"|format(mean) }} and median
@@ -221,6 +235,41 @@ Where the two attempts disagree, look at what happened.</p>
 <td>{{ a.abnormal|join("; ") or "nothing" }}</td></tr>
 {% endfor %}{% endfor %}</table>
 {% else %}<p>Every submission was graded once: nothing abnormal happened.</p>{% endif %}
+
+<h2>Similar submissions</h2>
+{% set s = b.similarity %}
+<p class="verdict">For instructors only: students never see this page. Similarity is
+<strong>evidence for a person to weigh, not a verdict</strong>: correct solutions resemble
+each other, students may have worked together as allowed, and a copy does not say who
+copied whom. Read the shared fragments before drawing any conclusion.</p>
+{% if not s %}<p>Not computed: <code>python -m autograder similarity {{ b.assignment }}</code>
+compares every pair of submissions, then this page shows the pairs that stand out.</p>
+{% else %}<p>Compared on {{ s.computed }}: {{ s.submissions }} submission(s){% if
+s.past_submissions %} and {{ s.past_submissions }} of past terms{% endif %}, code and
+written answers, the released starter code removed and fragments common in the class
+discounted. A pair is flagged above {{ "%.3g"|format(s.threshold.bar) }}, a bar set from the
+class's own scores (median {{ "%.3g"|format(s.threshold.median) }} + {{ s.threshold.k }} ×
+1.4826 × MAD {{ "%.3g"|format(s.threshold.mad) }}, at least {{ s.threshold.floor }}).
+{{ s.flagged }} pair(s) flagged{% if s.flagged > s.views|length %}; the {{ s.views|length }}
+highest are shown here, every pair is in <code>reports/{{ b.assignment }}.similarity.json</code>
+{%- endif %}.</p>
+{% if s.clusters %}<p>Clusters (three or more submissions joined by flagged pairs: one
+source shared?):</p><ul>{% for cluster in s.clusters %}<li>{{ cluster|join(", ") }}</li>
+{% endfor %}</ul>{% endif %}
+{% for v in s.views %}<h3>{{ v.a }} and {{ v.b }}: {{ "%.2f"|format(v.score) }}
+<span class="muted">(code {{ "%.2f"|format(v.code) }}, written answers
+{{ "%.2f"|format(v.prose) }})</span></h3>
+{% for f in v.fragments %}<p class="muted">cell {{ f.cell }}{% if f.b_cell != f.cell %}
+and {{ f.b_cell }}{% endif %}: shared lines highlighted, starter code greyed</p>
+<div class="side">{% for side in (f.a, f.b) %}<pre{% if f.prose %} class="prose"{% endif
+%}>{% for line in side %}<span class="line {{ line.kind }}"><span class="ln">{{
+"%4d"|format(line.n) }}  </span>{{ line.text }}</span>{%
+endfor %}</pre>{% endfor %}</div>
+{% endfor %}{% if v.more %}<p class="muted">and {{ v.more }} more shared fragment(s): see
+the JSON.</p>{% endif %}{% endfor %}
+{% if s.notes %}<p>Compared as far as possible:</p><ul>{% for label, notes in
+s.notes.items() %}<li>{{ label }}: {{ notes|join("; ") }}</li>{% endfor %}</ul>{% endif %}
+{% endif %}
 
 {% for key, title, alt in sections %}<h2>{{ title }}</h2>
 <img alt="{{ alt }}" src="data:image/png;base64,{{ plots[key] }}">
