@@ -51,7 +51,6 @@ import re
 import secrets
 import threading
 import time
-import uuid
 from datetime import UTC, datetime, timedelta
 from fractions import Fraction
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
