@@ -154,6 +154,17 @@ def _accepts(header: str | None, media_type: str) -> bool:
     return any(_media_type(part) == media_type for part in (header or "").split(","))
 
 
+_KEY_LOCK = threading.Lock()
+_KEYS: list[rsa.RSAPrivateKey] = []
+
+
+def _platform_key() -> rsa.RSAPrivateKey:
+    with _KEY_LOCK:
+        if not _KEYS:
+            _KEYS.append(rsa.generate_private_key(public_exponent=65537, key_size=2048))
+        return _KEYS[0]
+
+
 class _Refusal(Exception):
     """A request refused: the status, the body and whether it is a violation of a rule."""
 
@@ -168,8 +179,9 @@ class Platform:
     """The platform: a ``ThreadingHTTPServer`` on 127.0.0.1 (port chosen by the system),
     served from a daemon thread between ``__enter__`` and ``__exit__``.
 
-    Everything the tool did is kept for the tests to read: ``requests``, ``violations``,
-    ``line_items``, ``scores``, ``result()``, ``launches``, ``deep_links``.
+    Everything the tool did is kept for the tests to read: ``requests`` (method and path
+    with its query string, as received, injected failures included), ``violations``,
+    ``line_items``, ``scores``, ``result()``, ``tokens``, ``launches``, ``deep_links``.
     """
 
     def __init__(self, tool_public_jwks: dict | None = None) -> None:
@@ -192,8 +204,9 @@ class Platform:
         self.context = {"id": CONTEXT_ID, "label": "ATT-NLP", "title": "Attention in NLP",
                         "type": ["http://purl.imsglobal.org/vocab/lis/v2/course#CourseOffering"]}
 
-        # The platform's signing key [SEC 6]
-        self._private_key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+        # The platform's signing key [SEC 6]: one RSA key per process (making a 2048-bit key
+        # takes 0.05-0.3 s), under a kid of each platform's own.
+        self._private_key = _platform_key()
         self.kid = "platform-" + secrets.token_hex(8)
         public_jwk = RSAAlgorithm.to_jwk(self._private_key.public_key(), as_dict=True)
         public_jwk.update(kid=self.kid, alg="RS256", use="sig")
@@ -233,7 +246,8 @@ class Platform:
     # ---- lifecycle -------------------------------------------------------------------
 
     def __enter__(self) -> Platform:
-        self._thread = threading.Thread(target=self._server.serve_forever,
+        # A short poll: shutdown() waits for the loop to look (0.5 s by default).
+        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.02,),
                                         name="lti-platform", daemon=True)
         self._thread.start()
         return self
@@ -917,8 +931,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _handle(self) -> None:
         platform: Platform = self.server.platform  # type: ignore[attr-defined]
-        length = int(self.headers.get("Content-Length") or 0)
-        body = self.rfile.read(length) if length else b""
+        body = self._body()
         method, target = self.command, self.path
         injected = platform._record(method, target)
         if injected is not None:
@@ -944,6 +957,23 @@ class _Handler(BaseHTTPRequestHandler):
                 500, "[PLATFORM BUG]", f"{type(error).__name__}: {error}"))
             status, media_type, payload, extra = 500, "text/plain", repr(error).encode(), {}
         self._send(status, media_type, payload, extra)
+
+    def _body(self) -> bytes:
+        if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
+            chunks = []
+            while True:
+                size = int(self.rfile.readline().split(b";", 1)[0].strip() or b"0", 16)
+                if size == 0:
+                    while self.rfile.readline() not in (b"\r\n", b"\n", b""):
+                        pass  # trailers
+                    return b"".join(chunks)
+                chunks.append(self.rfile.read(size))
+                self.rfile.readline()
+        try:
+            length = int(self.headers.get("Content-Length") or 0)
+        except ValueError:
+            length = 0
+        return self.rfile.read(length) if length > 0 else b""
 
     def _send(self, status: int, media_type: str, payload: bytes,
               extra: dict[str, str]) -> None:

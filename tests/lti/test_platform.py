@@ -635,3 +635,26 @@ def test_the_deep_linking_return_verifies_the_response(platform, tool_key, other
         assert refused.status_code == 400, token_text
     assert len(platform.violations) == len(bad)
     assert len(platform.deep_links) == 1
+
+
+# ---- the server ----------------------------------------------------------------------------
+
+
+def test_the_tool_keys_may_be_given_to_the_constructor_and_bodies_may_be_chunked(tool_key):
+    with Platform(tool_public_jwks=public_jwks(tool_key)) as running:
+        running.add_member("u1", "Ada Lovelace")
+        access = token(running, tool_key)
+        item = create_line_item(running, access)
+        body = (b'{"userId": "u1", "timestamp": "2026-11-29T16:00:00Z", ',
+                b'"activityProgress": "Completed", "gradingProgress": "NotReady"}')
+        response = requests.post(item["id"] + "/scores", data=iter(body), timeout=5,
+                                 headers=bearer(access, **{"Content-Type": MEDIA_SCORE}))
+        assert response.status_code == 200, response.text
+        assert running.scores[item["id"]][0]["gradingProgress"] == "NotReady"
+        unknown = requests.get(running.issuer + "/api/v1/courses", timeout=5)
+        assert unknown.status_code == 404 and "known endpoint" in running.violations[0]
+        assert running.issuer.startswith("http://127.0.0.1:")
+        assert running.token_url == running.issuer + "/login/oauth2/token"
+        assert running.lineitems_url == running.issuer + "/api/lti/courses/101/line_items"
+    with pytest.raises(requests.ConnectionError):
+        requests.get(running.jwks_url, timeout=5)
