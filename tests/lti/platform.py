@@ -102,7 +102,8 @@ CLOCK_LEEWAY = 60  # seconds [SEC 4.1.1: iat not in the future, allowing for clo
 MAX_ASSERTION_LIFETIME = 3600
 
 _TIMESTAMP = re.compile(
-    r"(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(Z|z|[+-]\d{2}:?\d{2})$")
+    r"([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt]([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.([0-9]+))?"
+    r"(Z|z|[+-][0-9]{2}:?[0-9]{2})")
 
 
 def parse_timestamp(value: Any) -> Fraction | None:
@@ -125,7 +126,10 @@ def parse_timestamp(value: Any) -> Fraction | None:
         hours, minutes = int(digits[:2]), int(digits[2:])
         if hours > 23 or minutes > 59:
             return None
-        moment -= sign * timedelta(hours=hours, minutes=minutes)
+        try:
+            moment -= sign * timedelta(hours=hours, minutes=minutes)
+        except OverflowError:
+            return None
     seconds = Fraction(int(moment.timestamp()))
     if fraction:
         seconds += Fraction(int(fraction), 10 ** len(fraction))
@@ -791,7 +795,11 @@ class Platform:
             except (UnicodeDecodeError, json.JSONDecodeError) as error:
                 raise _Refusal(400, rule + " body is JSON", str(error)) from None
 
-        def form_body(rule: str) -> dict[str, str]:
+        def form_body(rule: str, oauth: bool = False) -> dict[str, str]:
+            if oauth and _media_type(headers.get("Content-Type")) != MEDIA_FORM:
+                raise _Refusal(400, rule + f" Content-Type {MEDIA_FORM} [RFC 6749 3.2]",
+                               f"Content-Type is {headers.get('Content-Type')!r}",
+                               error="invalid_request")
             need_content_type(MEDIA_FORM, rule)
             try:
                 fields = parse_qs(body.decode("utf-8"), keep_blank_values=True)
@@ -811,7 +819,7 @@ class Platform:
         if path == urlsplit(self.token_url).path:
             methods("POST")
             rule = "[SEC 4.1; RFC 6749 4.4.2] token request"
-            form = form_body(rule)
+            form = form_body(rule, oauth=True)
             return reply(200, "application/json", self._token(form),
                          **{"Cache-Control": "no-store"})
         if path == urlsplit(self.jwks_url).path:

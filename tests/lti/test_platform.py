@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 import time
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from urllib.parse import parse_qs, urlsplit
 
 import jwt
@@ -48,6 +49,7 @@ from tests.lti.platform import (
     MEDIA_LINEITEM,
     MEDIA_LINEITEM_CONTAINER,
     MEDIA_MEMBERSHIP_CONTAINER,
+    MEDIA_RESULT,
     MEDIA_RESULT_CONTAINER,
     MEDIA_SCORE,
     SCOPE_LINEITEM,
@@ -225,7 +227,7 @@ def test_a_token_request_must_be_a_form(platform, tool_key):
     body = {"grant_type": "client_credentials", "client_assertion_type": CLIENT_ASSERTION_TYPE,
             "client_assertion": assertion(platform, tool_key), "scope": SCOPE_SCORE}
     response = requests.post(platform.token_url, json=body, timeout=5)
-    assert response.status_code == 415
+    assert response.status_code == 400 and response.json()["error"] == "invalid_request"
     assert "Content-Type" in platform.violations[0]
 
 
@@ -431,6 +433,28 @@ def test_a_bad_score_is_refused(platform, tool_key, fields, rule):
     assert response.status_code == 400, response.text
     assert len(platform.violations) == 1 and rule in platform.violations[0]
     assert platform.scores == {} and platform.result(item["id"], "u1") is None
+
+
+def test_the_result_url_and_concurrent_scores(platform, tool_key):
+    access = token(platform, tool_key)
+    item = create_line_item(platform, access)
+    users = [m["user_id"] for m in platform.members]
+
+    def score(user_id: str) -> int:
+        return post_score(platform, access, item["id"], userId=user_id).status_code
+
+    with ThreadPoolExecutor(max_workers=len(users)) as pool:
+        assert list(pool.map(score, users)) == [200] * len(users)
+    result_url = item["id"] + "/results/u2"
+    one = requests.get(result_url, headers=bearer(access, Accept=MEDIA_RESULT), timeout=5)
+    assert one.status_code == 200 and one.json() == platform.result(item["id"], "u2")
+    assert len(platform.scores[item["id"]]) == len(users) and platform.violations == []
+    moved = dict(item, id=platform.lineitems_url + "/77")
+    put = requests.put(item["id"], json=moved, timeout=5,
+                       headers=bearer(access, **{"Content-Type": MEDIA_LINEITEM}))
+    assert put.status_code == 400 and "id of the updated" in platform.violations[0]
+    assert requests.delete(item["id"], headers=bearer(access), timeout=5).status_code == 204
+    assert platform.result(item["id"], "u2") is None
 
 
 def test_a_score_to_an_unknown_line_item_is_refused(platform, tool_key):
