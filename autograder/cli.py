@@ -132,6 +132,8 @@ def _export(course: Course, args: argparse.Namespace) -> int:
     from .lms.deadlines import DeadlinesError
     from .lms.table import LmsFileError
 
+    if args.lti_sync:
+        return _lti_sync(course, args.assignment)
     lms_files = [args.canvas, args.moodle_worksheet, args.moodle_gradebook]
     try:
         if not any(lms_files) or args.csv or args.json:
@@ -163,6 +165,48 @@ def _export(course: Course, args: argparse.Namespace) -> int:
         return 2
     for result in results:
         print(result.summary())
+    return 0
+
+
+def _lti_settings(course: Course, command: str):
+    from .lms.lti.settings import SETTINGS_FILE, LtiSettingsError, load
+
+    try:
+        settings = load(course)
+    except LtiSettingsError as error:
+        print(f"{command}: {error}", file=sys.stderr)
+        return None
+    if settings is None:
+        print(f"{command}: the course has no {SETTINGS_FILE} (its registration with the "
+              f"LMS: see the README's LTI section)", file=sys.stderr)
+    return settings
+
+
+def _lti_sync(course: Course, assignments: list[str] | None) -> int:
+    """Send the LMS every grade its gradebook lacks (AGS); 1 if some could not be sent."""
+    from .commands.lti import platform_for, sync
+
+    settings = _lti_settings(course, "export --lti-sync")
+    if settings is None:
+        return 2
+    report = sync(course, platform_for(settings), assignments, against_lms=True)
+    for line in report.lines():
+        print(line)
+    print(f"LTI sync: {len(report.sent)} sent, {len(report.kept)} kept to send again, "
+          f"{len(report.unknown)} not in the LMS's class list")
+    return 1 if report.kept else 0
+
+
+def _lti(course: Course, args: argparse.Namespace) -> int:
+    """``lti keys``: the tool's public key set (JWKS), the private key made on first use."""
+    import json
+
+    from .lms.lti.keys import ensure_private_key, public_jwks
+
+    settings = _lti_settings(course, "lti keys")
+    if settings is None:
+        return 2
+    print(json.dumps(public_jwks(ensure_private_key(settings.private_key)), indent=1))
     return 0
 
 
@@ -344,7 +388,14 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--output", "-o", metavar="CSV",
                    help="where the filled LMS file goes (default: <kind>-<assignment>.csv "
                         "in the course)")
+    p.add_argument("--lti-sync", action="store_true",
+                   help="send the LMS (LTI 1.3 AGS, lti.toml) every grade it lacks")
     p.set_defaults(run=_export)
+
+    p = sub.add_parser("lti", help="LTI 1.3: `lti keys` prints the tool's public key set "
+                       "(JWKS) for the LMS's registration, making the key on first use")
+    p.add_argument("action", choices=["keys"])
+    p.set_defaults(run=_lti)
     return top
 
 

@@ -1,8 +1,10 @@
-"""The class-report service: a Tornado application authenticated by the hub."""
+"""The class-report service: a Tornado application authenticated by the hub (and, public,
+the tool's LTI key set at ``lti/jwks.json``)."""
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import secrets
 from html import escape
@@ -16,6 +18,9 @@ from ..commands.serve import waiting
 from ..course import Course
 from ..course.exchange import Exchange
 from ..display import csp
+from ..lms.lti.keys import ensure_private_key, public_jwks
+from ..lms.lti.settings import LtiSettingsError
+from ..lms.lti.settings import load as lti_settings
 
 
 class _Page(HubOAuthenticated, web.RequestHandler):
@@ -28,6 +33,26 @@ class _Page(HubOAuthenticated, web.RequestHandler):
         self.set_header("Content-Security-Policy", csp.PAGE)
         self.set_header("X-Content-Type-Options", "nosniff")
         self.set_header("Cache-Control", "no-store")
+
+
+class KeySetHandler(web.RequestHandler):
+    """The tool's public key set (JWKS), for the LMS the course is registered with over LTI
+    (``lti.toml``): public, as a platform fetches it without logging in; 404 without a
+    registration. The private key is made on first use and never leaves the course."""
+
+    def initialize(self, course: Course, exchange: Exchange | None) -> None:
+        self.course = course
+
+    def get(self) -> None:
+        try:
+            settings = lti_settings(self.course)
+        except LtiSettingsError:
+            settings = None
+        if settings is None:
+            raise web.HTTPError(404)
+        self.set_header("Content-Type", "application/json")
+        self.set_header("Cache-Control", "max-age=300")
+        self.write(json.dumps(public_jwks(ensure_private_key(settings.private_key))))
 
 
 class IndexHandler(_Page):
@@ -60,6 +85,7 @@ def application(course: Course, exchange: Exchange | None, prefix: str) -> web.A
     return web.Application([
         (prefix, IndexHandler, settings),
         (url_path_join(prefix, "oauth_callback"), HubOAuthCallbackHandler),
+        (url_path_join(prefix, "lti/jwks.json"), KeySetHandler, settings),
         (url_path_join(prefix, r"([A-Za-z0-9][A-Za-z0-9_.-]*)"), ReportHandler, settings),
     ], cookie_secret=secrets.token_bytes(32))
 

@@ -417,6 +417,30 @@ def _release_feedback(course: Course, exchange: Exchange, policy: deadlines.Dead
                 result.released.append((student, assignment))
 
 
+LMS_RETRY_SECONDS = 300      # grades the LMS did not take: tried again at most this often
+
+
+def grades_to_the_lms(course: Course, assignments: list[str]) -> list[str]:
+    """Where the course is registered with an LMS over LTI (``lti.toml``), send it the
+    grades it lacks (:mod:`.lti`); the lines to report. Never stops the service."""
+    from ..lms.lti.settings import LtiSettingsError, load
+
+    try:
+        settings = load(course)
+    except LtiSettingsError as error:
+        return [f"LTI: {error}"]
+    if settings is None:
+        return []
+    from .lti import platform_for, sync
+
+    try:
+        done = sync(course, platform_for(settings), assignments)
+    except Exception as error:       # noqa: BLE001 - reported; grading goes on
+        return [f"LTI: grades not sent this round ({type(error).__name__}: {error}); "
+                f"kept in the gradebook, sent in a later round"]
+    return done.lines(unknown=False)      # each round: who is not known yet, only in sync
+
+
 def serve(course: Course, exchange: Exchange, assignments: list[str], jobs: int = 2,
           timeout: int = DEFAULT_TIMEOUT, interval: float = 5.0, once: bool = False,
           report=print, scheduler: str | None = None) -> None:
@@ -426,6 +450,7 @@ def serve(course: Course, exchange: Exchange, assignments: list[str], jobs: int 
     os.umask(0o077)
     stopping: list[bool] = []
     told: set[str] = set()
+    last_sync = float("-inf")
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda *_: stopping.append(True))
     while True:
@@ -449,6 +474,12 @@ def serve(course: Course, exchange: Exchange, assignments: list[str], jobs: int 
             report(f"best attempt put back and graded again: {student} {assignment}")
         for arrival in result.limited:
             report(f"not graded (limits reached): {arrival.student} {arrival.assignment}")
+        # Grades to the LMS when they changed, and every few minutes (what it did not take)
+        if result.graded or result.updated or result.put_back or \
+                time.monotonic() - last_sync > LMS_RETRY_SECONDS:
+            last_sync = time.monotonic()
+            for line in grades_to_the_lms(course, assignments):
+                report(line)
         if once or stopping:
             return
         time.sleep(max(0.0, interval - (time.monotonic() - started)))

@@ -306,6 +306,14 @@ class Platform:
             for token in self.tokens.values():
                 token["expires"] = 0.0
 
+    def delete_line_item(self, lineitem_id: str) -> None:
+        """Delete a line item and its results, as an instructor deleting its column in the
+        LMS's gradebook does."""
+        with self._lock:
+            self.line_items.pop(lineitem_id, None)
+            for key in [k for k in self._results if k[0] == lineitem_id]:
+                del self._results[key]
+
     def result(self, lineitem_id: str, user_id: str) -> dict | None:
         """The current result of ``user_id`` on the line item, as GET .../results gives it."""
         with self._lock:
