@@ -168,6 +168,8 @@ def identify(claims: dict, members: list[Member], roster: Roster) -> Identity:
         said = "an instructor" if role == INSTRUCTOR else "a student"
         raise Refused(f"The LMS says you are {said} here, but this course's class list does "
                       "not: ask your instructor.")
+    if claims.get(CLAIM + "message_type") == DEEP_LINKING and role != INSTRUCTOR:
+        raise Refused("Only the course's instructors add its assignments to the LMS.")
     return Identity(user, role, remember and role == STUDENT)
 
 
@@ -271,7 +273,9 @@ class CallbackHandler(LTI13CallbackHandler):
         if user is None:
             raise web.HTTPError(403, NOT_LISTED)
         if claims[CLAIM + "message_type"] == DEEP_LINKING:
-            ticket = secrets.token_urlsafe(24)
+            ticket, now = secrets.token_urlsafe(24), time.time()
+            for old in [t for t, (_, _, ends) in auth.deep_link_requests.items() if ends < now]:
+                del auth.deep_link_requests[old]
             auth.deep_link_requests[ticket] = (user.name, claims.get(CLAIM_DL_SETTINGS) or {},
                                                time.time() + 3600)
             self.redirect(url_path_join(self.hub.base_url, "lti13", "deep_link")

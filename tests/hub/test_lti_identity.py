@@ -81,13 +81,28 @@ def test_anyone_else_is_refused(tmp_path, launch):
     assert refused.value.status_code == 403 and refused.value.jupyterhub_message == NOT_LISTED
 
 
+def test_never_a_guess(tmp_path):
+    """One student on the class list, nobody in the roster: a launch that names neither
+    their LTI identity nor their email is still not theirs."""
+    empty = Roster(tmp_path / "lms-roster.json")
+    for launch in (claims("sub-new", email="new@school.example"), claims("sub-new")):
+        with pytest.raises(Refused):
+            identify(launch, [Member("solo", "student")], empty)
+    assert identify(claims("sub-new", email="solo@school.example"),
+                    [Member("solo", "student", "solo@school.example")], empty).user == "solo"
+
+
 def test_instructors_only_as_the_class_list_names_them(tmp_path):
     known = roster(tmp_path)
     assert identify(claims("sub-tina", [INSTRUCTOR]), MEMBERS, known).role == "instructor"
     ta = identify(claims("sub-prof", [TEACHING_ASSISTANT], "prof@school.example"), MEMBERS,
                   known)
     assert (ta.user, ta.role, ta.remember) == ("prof", "instructor", False)
+    deep_linking = {**claims("sub-tina", [INSTRUCTOR]),
+                    CLAIM + "message_type": "LtiDeepLinkingRequest"}
+    assert identify(deep_linking, MEMBERS, known).user == "tina"
     for launch in (claims("sub-ada", [INSTRUCTOR]),          # a student claiming more
+                   {**claims("sub-ada"), CLAIM + "message_type": "LtiDeepLinkingRequest"},
                    claims("sub-tina", [LEARNER]),            # a learner on an instructor's
                    claims("sub-ada", ["http://purl.imsglobal.org/vocab/lis/v2/membership#Mentor"])):
         with pytest.raises(Refused):

@@ -136,16 +136,20 @@ def _launches(course, hub, lms, browser) -> None:
     stranger = requests.Session()
     assert refused(post(hub, stranger, fields), stranger)
 
-    # Forged, expired, misdirected: the platform's claims, the hub's nonce, made wrong.
+    # Forged, expired, misdirected: the platform's claims, the hub's nonce, made wrong (and
+    # first as they should be: then the same token is taken).
     forger = ensure_private_key(course.root / "forger.pem")
-    for wrong in ({"key": forger}, {"issued_at": time.time() - 900},
+    for wrong in ({}, {"key": forger}, {"issued_at": time.time() - 900},
                   {"audience": "another-tool"}):
         session, fields = start(hub, lms, "u-ada")
         asked = lms.launches[-1]["nonce"]           # the nonce the hub asked for
         token = lms.id_token("u-ada", [LEARNER], nonce=asked,
                              target_link_uri=f"{hub.url}/hub/lti13/launch", **wrong)
         answer = post(hub, session, {"id_token": token, "state": fields["state"]})
-        assert refused(answer, session), (wrong, answer.status_code, answer.text[:300])
+        if not wrong:
+            assert answer.status_code == 302 and SESSION in session.cookies
+        else:
+            assert refused(answer, session), (wrong, answer.status_code, answer.text[:300])
 
     # Nobody the class list has, and a learner on an instructor's account: a page says so.
     session, fields = start(hub, lms, "u-eve")
@@ -173,3 +177,9 @@ def _launches(course, hub, lms, browser) -> None:
     # ... and the instructor is logged in as the instructor, who may open the class report.
     report = page.goto(f"{hub.url}/services/class-report/")
     assert report.status == 200 and f"/user/{prof}" not in page.url
+
+    # A student's deep linking is refused; the hub's own login is still there.
+    session, fields = start(hub, lms, "u-ada", message_type="LtiDeepLinkingRequest")
+    assert refused(post(hub, session, fields), session)
+    assert hub.login(cyd).get(f"{hub.url}/hub/home", timeout=30).ok
+    assert violations(lms) == []
