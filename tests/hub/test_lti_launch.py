@@ -24,7 +24,8 @@ from tests.hub_server import TEST_ROOT, running_hub
 from tests.hub_users import as_user, need_root
 from tests.lti.platform import INSTRUCTOR, LEARNER, Platform
 
-pytestmark = [pytest.mark.full, pytest.mark.xdist_group("hub")]
+# A real hub and Chromium (about 35 s): in make test-full, in a group of its own.
+pytestmark = [pytest.mark.full, pytest.mark.xdist_group("hub-lti")]
 
 LTI_TOML = """\
 [platform]
