@@ -162,3 +162,21 @@ def test_the_deep_linking_response_is_the_platforms_to_verify(tmp_path):
                                        deployment_id=lms.deployment_id, private_pem=other)
         assert requests.post(settings["deep_link_return_url"], data={"JWT": forged},
                              timeout=10).status_code == 400
+
+
+@pytest.mark.parametrize(("scheme", "extra"), [("https", {"samesite": "None", "secure": True}),
+                                               ("http", {})])
+def test_the_state_cookies_cross_sites_over_https(scheme, extra):
+    """The platform posts the id_token from its own site: over https the hub's state and
+    nonce cookies are SameSite=None (and Secure), or the browser would keep them back."""
+    from types import SimpleNamespace
+
+    from hub.lti import LoginInitHandler
+
+    set_cookies = []
+    handler = SimpleNamespace(
+        request=None, authenticator=SimpleNamespace(get_uri_scheme=lambda request: scheme),
+        _set_cookie=lambda key, value, **options: set_cookies.append((key, options)))
+    LoginInitHandler._set_oauth_cookie(handler, "lti13authenticator-state", "s")
+    assert set_cookies == [("lti13authenticator-state", {
+        "expires_days": 1, "httponly": True, "encrypted": True, **extra})]
