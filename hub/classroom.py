@@ -100,8 +100,9 @@ def write_student_config(config: Path, exchange: Exchange) -> None:
 # tests, the correct implementations the tests are proven with (the catalogues' variants,
 # the independent ones, the repository's history), submissions (and the attempts kept
 # where the best grading counts), grades, feedback, reports, the LMS roster and the
-# deadlines, the LTI registration, the tool's private key and what the LMS was sent. (The course folder itself is not listable, and the grading service creates
-# everything else it writes private: it runs with umask 077.) The catalogue of mutants and
+# deadlines, the LTI registration, the tool's private key and what the LMS was sent. (The
+# course folder itself is not listable, and the grading service creates everything else it
+# writes private: it runs with umask 077.) The catalogue of mutants and
 # variants is private wherever the grader's code is.
 PRIVATE_FOLDERS = ("solutions", "submitted", "attempts", "autograded", "feedback", "reports",
                    "tests", ".git")

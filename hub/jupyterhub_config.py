@@ -36,6 +36,21 @@ c.JupyterHub.authenticator_class = "pam"
 c.Authenticator.allowed_users = set(settings.students) | set(settings.instructors)
 c.Authenticator.delete_invalid_users = True
 
+# LTI 1.3 launches from Canvas or Moodle (hub/lti.py), where the course has an lti.toml: the
+# platform's login initiation at /hub/lti13/oauth_login, its id_token posted back to
+# /hub/lti13/oauth_callback. The local login stays.
+lti = settings.lti
+if lti is not None:
+    c.JupyterHub.authenticator_class = "hub.lti.CourseAuthenticator"
+    c.CourseAuthenticator.issuer = lti.issuer
+    c.CourseAuthenticator.client_id = {lti.client_id}
+    c.CourseAuthenticator.deployment_id = lti.deployment_id
+    c.CourseAuthenticator.authorize_url = lti.auth_login_url
+    c.CourseAuthenticator.jwks_endpoint = lti.jwks_url
+    c.CourseAuthenticator.private_key = str(lti.private_key)
+    c.CourseAuthenticator.course_root = str(settings.course)
+    c.CourseAuthenticator.class_list = str(settings.class_list)
+
 python = str(settings.python)
 c.Spawner.cmd = [str(settings.students_python), "-m", "jupyterhub.singleuser"]
 c.Spawner.default_url = "/lab"

@@ -9,7 +9,7 @@ variable               what                                             default
 ``HUB_COURSE``         the course directory the grading service grades  the repository
 ``AUTOGRADER_EXCHANGE``  nbgrader's exchange                            /srv/nbgrader/exchange
 ``AUTOGRADER_COURSE_ID``  the course's id in it                         attention-nlp
-``HUB_CLASS``          the class list: ``user,role`` per line           ``hub/class.csv``
+``HUB_CLASS``          the class list: ``user,role[,email]`` per line   ``hub/class.csv``
 =====================  ===============================================  ===================
 
 The hub's internal API, the proxy's API and the instructors' view of the grading service
@@ -24,7 +24,9 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from autograder.course import Course
 from autograder.course.exchange import DEFAULT_COURSE_ID, Exchange
+from autograder.lms.lti.settings import LtiSettings, load
 
 REPOSITORY = Path(__file__).resolve().parent.parent
 STUDENT, INSTRUCTOR = "student", "instructor"
@@ -39,11 +41,13 @@ class ClassListError(ValueError):
 class Member:
     user: str
     role: str
+    email: str = ""       # optional: how an LTI launch without a roster entry finds them
 
 
 def read_class(path: Path) -> list[Member]:
     """The class list: a CSV file with the header ``user,role`` (role: student or
-    instructor). A user name must be a valid local user name; a repeated user, an unknown
+    instructor), or ``user,role,email`` (the email an LTI launch may name them by). A user
+    name must be a valid local user name; a repeated user, an unknown
     role or a bad name refuses the whole file, naming the line."""
     import re
 
@@ -51,14 +55,18 @@ def read_class(path: Path) -> list[Member]:
     members, seen = [], set()
     with path.open(newline="", encoding="utf-8") as handle:
         rows = list(csv.reader(handle))
-    if not rows or [h.strip() for h in rows[0]] != ["user", "role"]:
-        raise ClassListError(f"{path}, line 1: the header must be user,role")
+    header = [h.strip() for h in rows[0]] if rows else []
+    if header not in (["user", "role"], ["user", "role", "email"]):
+        raise ClassListError(f"{path}, line 1: the header must be user,role or "
+                             "user,role,email")
     for line, row in enumerate(rows[1:], start=2):
         if not any(cell.strip() for cell in row):
             continue
-        if len(row) != 2:
-            raise ClassListError(f"{path}, line {line}: two cells, user and role")
+        if len(row) != len(header):
+            raise ClassListError(f"{path}, line {line}: {len(header)} cells, "
+                                 f"{', '.join(header)}")
         user, role = row[0].strip(), row[1].strip()
+        email = row[2].strip() if len(row) == 3 else ""
         if not valid.match(user):
             raise ClassListError(f"{path}, line {line}: {user!r} is not a local user name "
                                  "(lower-case letters, digits, - and _; at most 32)")
@@ -67,7 +75,7 @@ def read_class(path: Path) -> list[Member]:
         if user in seen:
             raise ClassListError(f"{path}, line {line}: {user} is listed twice")
         seen.add(user)
-        members.append(Member(user, role))
+        members.append(Member(user, role, email))
     return members
 
 
@@ -90,6 +98,11 @@ class HubSettings:
         return cls(Path(os.environ.get("HUB_STATE", course / ".hub")).resolve(),
                    int(os.environ.get("HUB_PORT", "8000")), course, exchange, class_list,
                    read_class(class_list) if class_list.exists() else [])
+
+    @property
+    def lti(self) -> LtiSettings | None:
+        """The course's LTI 1.3 registration (``lti.toml``), if it has one: launches on."""
+        return load(Course.at(self.course))
 
     @property
     def hub_api_port(self) -> int:
