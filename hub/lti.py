@@ -52,11 +52,10 @@ from traitlets import Unicode
 
 from autograder.course import Course
 from autograder.lms.lti.keys import public_jwk
-from autograder.lms.roster import Roster, email_key
+from autograder.lms.roster import LTI_KEY, Roster, email_key, lti_key
 
 from .settings import INSTRUCTOR, STUDENT, Member, read_class
 
-LTI_KEY = "lti:"          # as autograder.commands.lti names an LTI identity in the roster
 CLAIM = "https://purl.imsglobal.org/spec/lti/claim/"
 CLAIM_DL_SETTINGS = "https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings"
 CLAIM_DL_CONTENT_ITEMS = "https://purl.imsglobal.org/spec/lti-dl/claim/content_items"
@@ -142,7 +141,7 @@ def identify(claims: dict, members: list[Member], roster: Roster) -> Identity:
     if not sub:
         raise Refused("This launch names no user.")
     by_member = {m.user: m for m in members}
-    user, remember = roster.owner(LTI_KEY + sub), False
+    user, remember = roster.owner(lti_key(sub)), False
     if user is None:
         email = str(claims.get("email") or "").strip()
         found = set()
@@ -175,7 +174,7 @@ def identify(claims: dict, members: list[Member], roster: Roster) -> Identity:
 
 def remember_identity(roster: Roster, identity: Identity, claims: dict) -> None:
     roster.remember(identity.user, "lti", str(claims.get("name") or ""),
-                    [LTI_KEY + str(claims["sub"])], str(claims.get("email") or ""))
+                    [lti_key(str(claims["sub"]))], str(claims.get("email") or ""))
     roster.save()
     roster.path.chmod(0o600)
 

@@ -31,10 +31,8 @@ from ..lms.lti.keys import ensure_private_key
 from ..lms.lti.ledger import Ledger
 from ..lms.lti.services import LEARNER, Platform, PlatformError
 from ..lms.lti.settings import LtiSettings
-from ..lms.roster import Roster, email_key, safe_id
+from ..lms.roster import LTI_KEY, Roster, email_key, lti_key, safe_id
 from .export import final_score, gradebook_scores, graded
-
-LTI_KEY = "lti:"
 
 
 @dataclass
@@ -80,16 +78,16 @@ def refresh_roster(course: Course, platform: Platform, report: SyncReport) -> Ro
         return roster
     wanted = {}
     for member in members:
-        keys = [LTI_KEY + str(member["user_id"])]
+        keys = [lti_key(str(member["user_id"]))]
         if member.get("email"):
             keys.append(email_key(member["email"]))
-        wanted[LTI_KEY + str(member["user_id"])] = (keys, safe_id(member.get("name", "")),
+        wanted[lti_key(str(member["user_id"]))] = (keys, safe_id(member.get("name", "")),
                                                      safe_id(str(member["user_id"]))[:12])
     taken = {folder.name for folder in course.submitted.glob("*") if folder.is_dir()}
     ids, notes = roster.allocate(wanted, taken)
     report.notes.extend(notes)
     for member in members:
-        identity = LTI_KEY + str(member["user_id"])
+        identity = lti_key(str(member["user_id"]))
         roster.remember(ids[identity], "lti", member.get("name", ""), wanted[identity][0],
                         member.get("email", ""))
     roster.save()

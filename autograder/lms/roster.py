@@ -7,7 +7,8 @@ run time and never committed, and holds:
 ``students``
     ``{student id: {"lms", "name", "email", "keys"}}`` — the name exactly as the LMS wrote
     it, and the identities that are this student (``canvas:<user id>``,
-    ``moodle:<assignment>:<participant id>``, ``email:<address>``).
+    ``moodle:<assignment>:<participant id>``, ``email:<address>``, ``lti:<sub>`` for an
+    LTI 1.3 platform's user).
 ``submissions``
     ``{student id: {assignment: {"lms", "user", "name", "prefix", "attachment", "late",
     "submitted_at", "files"}}}`` — what the LMS said of the collected submission:
@@ -49,6 +50,13 @@ def canvas_key(user: str) -> str:
 
 def moodle_key(assignment: str, participant: str) -> str:
     return f"moodle:{assignment}:{participant}"
+
+
+LTI_KEY = "lti:"        # an LTI 1.3 platform's user (its "sub"): lti:<sub>
+
+
+def lti_key(user: str) -> str:
+    return f"{LTI_KEY}{user}"
 
 
 def email_key(email: str) -> str:

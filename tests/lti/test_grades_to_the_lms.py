@@ -19,13 +19,13 @@ from tornado.testing import AsyncHTTPTestCase
 
 from autograder.classview.app import application
 from autograder.commands.grade import grade
-from autograder.commands.lti import LTI_KEY, platform_for, sync
+from autograder.commands.lti import platform_for, sync
 from autograder.commands.serve import grades_to_the_lms
 from autograder.course import Course
 from autograder.lms.lti.keys import ensure_private_key, public_jwks
 from autograder.lms.lti.ledger import Ledger
 from autograder.lms.lti.settings import load
-from autograder.lms.roster import Roster, email_key
+from autograder.lms.roster import Roster, email_key, lti_key
 from autograder.proving.catalogue import implementations
 from tests.conftest import ASSIGNMENT, filled, make_course, run_cli, submit
 from tests.lti.platform import INSTRUCTOR, Platform
@@ -110,9 +110,9 @@ def test_grades_reach_their_line_items_pending_then_final(course, tmp_path):
         assert given["77b2-ben"][0] < 14 and given["77b2-ben"][1] == "PendingManual"
         assert len(first.sent) == 2 and not first.kept
         roster = Roster.of(course)
-        assert LTI_KEY + "5a1f-ada" in roster.students["ada"]["keys"]      # matched, not added
-        assert any(LTI_KEY + "9c3d-cyd" in entry["keys"] for entry in roster.students.values())
-        assert not any(LTI_KEY + "0e4f-prof" in entry["keys"]
+        assert lti_key("5a1f-ada") in roster.students["ada"]["keys"]      # matched, not added
+        assert any(lti_key("9c3d-cyd") in entry["keys"] for entry in roster.students.values())
+        assert not any(lti_key("0e4f-prof") in entry["keys"]
                        for entry in roster.students.values())
 
         assert sync(course, platform).sent == []                 # nothing changed: nothing sent
