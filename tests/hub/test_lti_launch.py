@@ -8,18 +8,22 @@ someone the class list does not have and a learner on an instructor's account ar
 
 from __future__ import annotations
 
+import csv
+import json
 import re
 import shutil
 import time
 import uuid
 from html import unescape
 
+import nbformat
 import pytest
 import requests
 
 from autograder.lms.lti.keys import ensure_private_key, public_jwks
 from autograder.lms.roster import Roster, email_key
-from tests.conftest import ASSIGNMENT, make_course
+from tests.conftest import ASSIGNMENT, filled, make_course, run_cli
+from tests.hub.test_class_on_hub import work_and_submit
 from tests.hub_server import TEST_ROOT, running_hub
 from tests.hub_users import as_user, need_root
 from tests.lti.platform import INSTRUCTOR, LEARNER, Platform
@@ -184,3 +188,81 @@ def _launches(course, hub, lms, browser) -> None:
     assert refused(post(hub, session, fields), session)
     assert hub.login(cyd).get(f"{hub.url}/hub/home", timeout=30).ok
     assert violations(lms) == []
+
+
+def test_a_launched_students_grade_reaches_the_lms_pending_then_final(browser, tmp_path):
+    """End to end: Ada clicks the course's link in the LMS, is in her JupyterLab, fetches
+    the assignment in the Assignment List, works and submits; the hub's grading service
+    grades it and the LMS's line item gets her score, pending while her written answers
+    await a person; once a person grades them, the final score follows by itself."""
+    need_root()
+    place = TEST_ROOT / f"course-{uuid.uuid4().hex}"
+    place.mkdir(parents=True, mode=0o755)
+    try:
+        course = make_course(place / "course")
+        pem = ensure_private_key(course.root / "lti-private-key.pem")
+        with Platform() as lms:
+            (course.root / "lti.toml").write_text(LTI_TOML.format(lms=lms))
+            with running_hub(course.root, students=1, instructors=1) as hub:
+                lms.register_tool(public_jwks(pem),
+                                  redirect_uris=[f"{hub.url}/hub/lti13/oauth_callback"],
+                                  login_url=f"{hub.url}/hub/lti13/oauth_login")
+                published = run_cli(course, "--exchange", str(hub.exchange), "--course-id",
+                                    hub.course_id, "release", ASSIGNMENT)
+                assert published.returncode == 0, published.stderr
+                (ada,) = hub.students
+                roster = Roster(course.root / "lms-roster.json")
+                roster.remember(ada, "canvas", "Ada Lovelace", [email_key("ada@school.example")])
+                roster.save()
+                lms.add_member("u-ada", "Ada Lovelace", "ada@school.example")
+
+                page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+                page.goto(lms.initiate_login(f"{hub.url}/hub/lti13/oauth_login",
+                                             f"{hub.url}/hub/lti13/launch?assignment={ASSIGNMENT}",
+                                             "u-ada", custom={"assignment": ASSIGNMENT}))
+                page.wait_for_url(re.compile(f"^{re.escape(hub.url)}/user/{ada}/lab"),
+                                  timeout=180_000)
+                page.wait_for_selector(".jp-LauncherCard, .jp-DirListing", timeout=180_000)
+                page.click(".lm-MenuBar-itemLabel:text('Nbgrader')")
+                page.click(".lm-Menu-itemLabel:text('Assignment List')")
+                page.get_by_role("button", name="Fetch").wait_for(timeout=60_000)
+                work_and_submit(page, ada, json.loads(nbformat.writes(filled(course))))
+
+                pending = _score_at_the_lms(lms, "u-ada", "PendingManual", hub)
+                assert (pending["scoreGiven"], pending["scoreMaximum"]) == (14, 18)
+
+                sheet = tmp_path / "hand.csv"
+                assert run_cli(course, "manual", ASSIGNMENT, "--export",
+                               str(sheet)).returncode == 0
+                with sheet.open(newline="") as handle:
+                    rows = list(csv.DictReader(handle))
+                for row in rows:
+                    row["score"] = row["max_score"]
+                with sheet.open("w", newline="") as handle:
+                    writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+                    writer.writeheader()
+                    writer.writerows(rows)
+                assert run_cli(course, "manual", ASSIGNMENT, "--import",
+                               str(sheet)).returncode == 0
+                final = _score_at_the_lms(lms, "u-ada", "FullyGraded", hub)
+                assert (final["scoreGiven"], final["scoreMaximum"]) == (18, 18)
+                (item,) = lms.line_items.values()
+                assert item["tag"] == ASSIGNMENT
+                assert lms.result(item["id"], "u-ada")["resultScore"] == 18
+                assert violations(lms) == []
+    finally:
+        shutil.rmtree(place, ignore_errors=True)
+
+
+def _score_at_the_lms(lms, user: str, progress: str, hub, timeout: float = 300) -> dict:
+    """The first score with ``progress`` the platform received for ``user``."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for scores in list(lms.scores.values()):
+            for score in scores:
+                if score["userId"] == user and score["gradingProgress"] == progress:
+                    return score
+        time.sleep(2)
+    raise AssertionError(f"no {progress} score for {user} at the LMS:\n"
+                         + "\n".join(line for line in hub.log.read_text().splitlines()
+                                     if "ServerApp" not in line)[-4000:])
