@@ -7,15 +7,18 @@ the class list (NRPS) makes known the students who never handed in."""
 
 from __future__ import annotations
 
+import asyncio
 import csv
 import json
 import shutil
-import tempfile
+import threading
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import pytest
-from tornado.testing import AsyncHTTPTestCase
+import requests
+from tornado.httpserver import HTTPServer
+from tornado.netutil import bind_sockets
 
 from autograder.classview.app import application
 from autograder.commands.grade import grade
@@ -188,24 +191,47 @@ def test_lti_keys_prints_the_public_key_set_only(tmp_path):
     assert (course.root / "lti-private-key.pem").exists()
 
 
-class TestTheKeySetIsServed(AsyncHTTPTestCase):
+@contextmanager
+def serving(app):
+    """The Tornado application ``app`` served on loopback from a thread and an event loop of
+    its own (this thread's may be a browser driver's); yields its base URL."""
+    sockets = bind_sockets(0, "127.0.0.1")
+    loop = asyncio.new_event_loop()
+    started = threading.Event()
+
+    def run() -> None:
+        asyncio.set_event_loop(loop)
+
+        async def start() -> None:
+            HTTPServer(app).add_sockets(sockets)
+
+        loop.run_until_complete(start())
+        started.set()
+        loop.run_forever()
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    started.wait(30)
+    try:
+        yield f"http://127.0.0.1:{sockets[0].getsockname()[1]}"
+    finally:
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(30)
+        for sock in sockets:
+            sock.close()
+
+
+def test_the_key_set_is_served_to_the_lms_without_a_login(tmp_path):
     """The class-report service serves the tool's public key set to the LMS, without a
     login (a platform fetches it so), and nothing where the course has no registration."""
-
-    def get_app(self):
-        self.course = make_course(Path(tempfile.mkdtemp(prefix="lti-jwks-")) / "course")
-        return application(self.course, None, "/services/class-report/")
-
-    def tearDown(self):
-        super().tearDown()
-        shutil.rmtree(self.course.root.parent, ignore_errors=True)
-
-    def test_served_with_a_registration_and_not_without(self):
-        assert self.fetch("/services/class-report/lti/jwks.json").code == 404
+    course = make_course(tmp_path / "course")
+    with serving(application(course, None, "/services/class-report/")) as url:
+        address = f"{url}/services/class-report/lti/jwks.json"
+        assert requests.get(address, timeout=30).status_code == 404
         with Platform() as lms:
-            (self.course.root / "lti.toml").write_text(SETTINGS.format(lms=lms))
-        served = self.fetch("/services/class-report/lti/jwks.json")
-        assert served.code == 200
-        (jwk,) = json.loads(served.body)["keys"]
-        pem = (self.course.root / "lti-private-key.pem").read_text()
+            (course.root / "lti.toml").write_text(SETTINGS.format(lms=lms))
+        served = requests.get(address, timeout=30)
+        assert served.status_code == 200
+        (jwk,) = served.json()["keys"]
+        pem = (course.root / "lti-private-key.pem").read_text()
         assert jwk == public_jwks(pem)["keys"][0] and "d" not in jwk
