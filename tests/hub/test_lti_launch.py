@@ -28,8 +28,9 @@ from tests.hub_server import TEST_ROOT, running_hub
 from tests.hub_users import as_user, need_root
 from tests.lti.platform import INSTRUCTOR, LEARNER, Platform
 
-# A real hub and Chromium (about 35 s): in make test-full, in a group of its own.
-pytestmark = [pytest.mark.full, pytest.mark.xdist_group("hub-lti")]
+# A real hub and Chromium (about 3 min): in make test-full, one hub at a time (the group of
+# the class on the hub: two hubs and two browsers side by side failed that test once).
+pytestmark = [pytest.mark.full, pytest.mark.xdist_group("hub")]
 
 LTI_TOML = """\
 [platform]
