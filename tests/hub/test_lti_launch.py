@@ -8,7 +8,6 @@ someone the class list does not have and a learner on an instructor's account ar
 
 from __future__ import annotations
 
-import csv
 import json
 import re
 import shutil
@@ -27,25 +26,13 @@ from tests.hub.test_class_on_hub import work_and_submit
 from tests.hub_server import TEST_ROOT, running_hub
 from tests.hub_users import as_user, need_root
 from tests.lti.platform import INSTRUCTOR, LEARNER, Platform
+from tests.lti.test_grades_to_the_lms import SETTINGS as LTI_TOML
+from tests.lti.test_grades_to_the_lms import grade_answers_by_hand
 
 # A real hub and Chromium (about 3 min): in make test-full, one hub at a time (the group of
 # the class on the hub: two hubs and two browsers side by side failed that test once).
 pytestmark = [pytest.mark.full, pytest.mark.xdist_group("hub")]
 
-LTI_TOML = """\
-[platform]
-issuer = "{lms.issuer}"
-client_id = "{lms.client_id}"
-deployment_id = "{lms.deployment_id}"
-token_url = "{lms.token_url}"
-jwks_url = "{lms.jwks_url}"
-auth_login_url = "{lms.auth_url}"
-lineitems_url = "{lms.lineitems_url}"
-memberships_url = "{lms.memberships_url}"
-
-[tool]
-private_key = "lti-private-key.pem"
-"""
 SESSION = "jupyterhub-session-id"
 
 
@@ -232,19 +219,7 @@ def test_a_launched_students_grade_reaches_the_lms_pending_then_final(browser, t
                 pending = _score_at_the_lms(lms, "u-ada", "PendingManual", hub)
                 assert (pending["scoreGiven"], pending["scoreMaximum"]) == (14, 18)
 
-                sheet = tmp_path / "hand.csv"
-                assert run_cli(course, "manual", ASSIGNMENT, "--export",
-                               str(sheet)).returncode == 0
-                with sheet.open(newline="") as handle:
-                    rows = list(csv.DictReader(handle))
-                for row in rows:
-                    row["score"] = row["max_score"]
-                with sheet.open("w", newline="") as handle:
-                    writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
-                    writer.writeheader()
-                    writer.writerows(rows)
-                assert run_cli(course, "manual", ASSIGNMENT, "--import",
-                               str(sheet)).returncode == 0
+                grade_answers_by_hand(course, tmp_path)
                 final = _score_at_the_lms(lms, "u-ada", "FullyGraded", hub)
                 assert (final["scoreGiven"], final["scoreMaximum"]) == (18, 18)
                 (item,) = lms.line_items.values()

@@ -73,7 +73,8 @@ def _scores(lms: Platform) -> list[tuple[str, float, str]]:
             for scores in lms.scores.values() for s in scores]
 
 
-def _grade_answers_by_hand(course, tmp_path) -> None:
+def grade_answers_by_hand(course, tmp_path) -> None:
+    """Every answer graded by hand at full marks, through `manual --export/--import`."""
     sheet = tmp_path / "hand.csv"
     assert run_cli(course, "manual", ASSIGNMENT, "--export", str(sheet)).returncode == 0
     with sheet.open(newline="") as handle:
@@ -120,7 +121,7 @@ def test_grades_reach_their_line_items_pending_then_final(course, tmp_path):
 
         assert sync(course, platform).sent == []                 # nothing changed: nothing sent
 
-        _grade_answers_by_hand(course, tmp_path)
+        grade_answers_by_hand(course, tmp_path)
         lms.fail_next(1, 503, path_contains="/scores")
         now = datetime.now(UTC)
         refused = sync(course, platform, now=now)
