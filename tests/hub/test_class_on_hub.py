@@ -13,6 +13,7 @@ import uuid
 
 import nbformat
 import pytest
+from playwright.sync_api import Error as PlaywrightError
 
 from autograder.proving.catalogue import implementations
 from autograder.proving.diagnosis import hint_of
@@ -61,29 +62,56 @@ def work_and_submit(page, user: str, notebook: dict) -> None:
 
 
 def feedback_in_the_list(page, hub, timeout: float = 300) -> str:
-    """Fetch Feedback until the Assignment List offers "(view feedback)"; the page it opens."""
+    """Fetch Feedback until the Assignment List offers "(view feedback)"; the page it opens.
+
+    Each fetch is waited for to its end (the list drawn again) before the list is read or
+    anything else is clicked: nbgrader's fetch_feedback rewrites the student's copy of the
+    page in place, and a list refreshed while it copies already says "(view feedback)" —
+    opened then, or while a second fetch rewrites it, the page is cut short."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        page.get_by_role("button", name="Fetch Feedback").first.click()
+        page.get_by_role("button", name="Fetch Feedback", exact=True).first.click()
+        page.get_by_role("button", name="Fetching Feedback...", exact=True) \
+            .wait_for(state="detached", timeout=120_000)
         link = page.locator("#submitted_assignments_list a", has_text="view feedback")
-        try:
-            link.first.wait_for(timeout=5_000)
-        except Exception:  # noqa: BLE001 - not there yet: the service is still grading
-            page.click("#refresh_assignments_list")
+        if link.count() == 0:          # not there yet: the service is still grading
             time.sleep(3)
             continue
         link.first.click()             # the file browser goes to the feedback's folder …
         entry = page.locator(".jp-DirListing-item", has_text=f"{ASSIGNMENT}.html").first
         entry.wait_for(timeout=60_000)
         entry.dblclick()               # … where the student opens it: JupyterLab's HTML viewer
-        viewer = page.locator(".jp-HTMLViewer iframe").last
-        viewer.wait_for(timeout=60_000)
-        frame = viewer.element_handle().content_frame()
-        frame.wait_for_load_state()
-        return frame.content()
+        return shown_in_the_viewer(page)
     raise AssertionError("no feedback in the Assignment List:\n"
                          + "\n".join(line for line in hub.log.read_text().splitlines()
                                       if "ServerApp" not in line)[-5000:])
+
+
+def shown_in_the_viewer(page, timeout: float = 60) -> str:
+    """The document JupyterLab's HTML viewer shows, once it has settled.
+
+    The viewer renders the file into its frame from a new blob URL each time it updates (when
+    the file's model is ready, and again after the model changes or the widget is shown), so
+    right after opening, the frame may still be parsing one document or navigating to the
+    next: its content is read only once the document is complete and two reads a second
+    apart agree."""
+    deadline = time.monotonic() + timeout
+    viewer = page.locator(".jp-HTMLViewer iframe").last
+    viewer.wait_for(timeout=timeout * 1000)
+    previous = None
+    while time.monotonic() < deadline:
+        try:
+            frame = viewer.element_handle().content_frame()
+            complete = frame.evaluate("document.readyState") == "complete"
+            html = frame.content()
+        except PlaywrightError:          # navigating to the next rendering, or detached
+            previous = None
+        else:
+            if complete and html == previous:
+                return html
+            previous = html if complete else None
+        time.sleep(1)
+    raise AssertionError(f"JupyterLab's HTML viewer never settled in {timeout} s")
 
 
 def test_a_class_on_the_hub(browser):
