@@ -29,6 +29,7 @@ The local login (PAM, ``/hub/login``) stays as it was.
 
 from __future__ import annotations
 
+import asyncio
 import html
 import json
 import pwd
@@ -173,10 +174,20 @@ def identify(claims: dict, members: list[Member], roster: Roster) -> Identity:
 
 
 def remember_identity(roster: Roster, identity: Identity, claims: dict) -> None:
+    """Add the launch's LTI identity (and name, e-mail) to the student's roster entry."""
     roster.remember(identity.user, "lti", str(claims.get("name") or ""),
                     [lti_key(str(claims["sub"]))], str(claims.get("email") or ""))
-    roster.save()
-    roster.path.chmod(0o600)
+
+
+def identified(course: Course, claims: dict, members: list[Member]) -> Identity:
+    """:func:`identify`, with the roster read and (when the identity is new) written back
+    under the roster's lock: the grading service may be adding the LMS's class list to it
+    at the same moment."""
+    with Roster.updating(course) as roster:
+        identity = identify(claims, members, roster)
+        if identity.remember:
+            remember_identity(roster, identity, claims)
+    return identity
 
 
 # ---- assignments, for deep linking ----------------------------------------------------
@@ -382,10 +393,9 @@ class CourseAuthenticator(LTI13Authenticator, PAMAuthenticator):
     async def authenticate(self, handler, data=None):
         if not isinstance(data, VerifiedLaunch):
             return await PAMAuthenticator.authenticate(self, handler, data)
-        roster = Roster.of(self.course)
-        identity = identify(data, read_class(Path(self.class_list)), roster)
-        if identity.remember:
-            remember_identity(roster, identity, data)
+        # In a thread: the roster's lock may be held a moment by the service or `collect`.
+        identity = await asyncio.to_thread(identified, self.course, data,
+                                           read_class(Path(self.class_list)))
         self.log.info("LTI launch: platform user %s is %s (%s)", data.get("sub"),
                       identity.user, identity.role)
         return {"name": identity.user}

@@ -333,8 +333,9 @@ def collect(course: Course, path: str | Path, assignment: str | None = None,
             worksheet = moodle.read_worksheet(Path(moodle_worksheet))
         except LmsFileError as error:
             raise CollectError(f"{error}; nothing was collected") from error
-    roster = Roster.of(course)
-    with tempfile.TemporaryDirectory(prefix="collect-") as scratch:
+    # Under the roster's lock: on a hub, launches and the grading service change it too.
+    with Roster.updating(course) as roster, \
+            tempfile.TemporaryDirectory(prefix="collect-") as scratch:
         root = path
         if path.is_file():
             root = Path(scratch)
@@ -371,6 +372,4 @@ def collect(course: Course, path: str | Path, assignment: str | None = None,
                     record = fresh
                 record["files"][notebook] = item.source.rsplit("/", 1)[-1]
                 roster.record(student, assignment_id, record)
-        if any(item.handed.lms != FOLDER for item in plan.values()):
-            roster.save()
         return result

@@ -69,13 +69,12 @@ def _is_learner(member: dict) -> bool:
 
 def refresh_roster(course: Course, platform: Platform, report: SyncReport) -> Roster:
     """The roster with the platform's learners in it (each by their LTI user id)."""
-    roster = Roster.of(course)
     try:
         members = [m for m in platform.members() if _is_learner(m)
                    and m.get("status", "Active") == "Active" and m.get("user_id")]
     except PlatformError as error:
         report.notes.append(f"the LMS's class list could not be read: {error}")
-        return roster
+        return Roster.of(course)
     wanted = {}
     for member in members:
         keys = [lti_key(str(member["user_id"]))]
@@ -84,13 +83,13 @@ def refresh_roster(course: Course, platform: Platform, report: SyncReport) -> Ro
         wanted[lti_key(str(member["user_id"]))] = (keys, safe_id(member.get("name", "")),
                                                      safe_id(str(member["user_id"]))[:12])
     taken = {folder.name for folder in course.submitted.glob("*") if folder.is_dir()}
-    ids, notes = roster.allocate(wanted, taken)
-    report.notes.extend(notes)
-    for member in members:
-        identity = lti_key(str(member["user_id"]))
-        roster.remember(ids[identity], "lti", member.get("name", ""), wanted[identity][0],
-                        member.get("email", ""))
-    roster.save()
+    with Roster.updating(course) as roster:
+        ids, notes = roster.allocate(wanted, taken)
+        report.notes.extend(notes)
+        for member in members:
+            identity = lti_key(str(member["user_id"]))
+            roster.remember(ids[identity], "lti", member.get("name", ""), wanted[identity][0],
+                            member.get("email", ""))
     return roster
 
 
@@ -129,66 +128,65 @@ def sync(course: Course, platform: Platform, assignments: list[str] | None = Non
                and (score := wanted_score(result)) is not None]
     if any(lti_user(roster, student) is None for student, *_ in to_send):
         roster = refresh_roster(course, platform, report)   # the class list, when needed
-    ledger = Ledger.of(course)
-    lms_results: dict[str, dict[str, dict]] = {}
-    for student, assignment, result, score in to_send:
-        user = lti_user(roster, student)
-        if user is None:
-            report.unknown.append(f"{student} {assignment}")
-            continue
-        moment = now or datetime.now(UTC)
-        entry = ledger.entry(student, assignment)
-        try:
-            line_item = ledger.line_items.get(assignment) or platform.line_item(
-                assignment, assignment, float(result["max_score"]))
-            ledger.line_items[assignment] = line_item
-            if against_lms:
-                if line_item not in lms_results:
-                    try:
-                        lms_results[line_item] = platform.results(line_item)
-                    except PlatformError as error:
-                        if error.status != 404:
-                            raise
-                        # The line item was deleted in the LMS: found or made again.
-                        del ledger.line_items[assignment]
-                        line_item = ledger.line_items[assignment] = platform.line_item(
-                            assignment, assignment, float(result["max_score"]))
-                        lms_results[line_item] = platform.results(line_item)
-                held = lms_results[line_item].get(user)
-                if held is not None and entry is not None and entry["delivered"] \
-                        and entry["user_id"] == user and _same(entry["score"], score) \
-                        and held.get("resultScore") == score["scoreGiven"] \
-                        and held.get("resultMaximum") == score["scoreMaximum"]:
-                    continue
-            elif entry is not None and entry["user_id"] == user and \
-                    _same(entry["score"], score) and entry["delivered"]:
+    with Ledger.updating(course) as ledger:      # one sync at a time
+        lms_results: dict[str, dict[str, dict]] = {}
+        for student, assignment, result, score in to_send:
+            user = lti_user(roster, student)
+            if user is None:
+                report.unknown.append(f"{student} {assignment}")
                 continue
-            elif not ledger.due(student, assignment, moment):
-                report.kept.append(f"{student} {assignment}: next try at "
-                                   f"{entry['next_try']}")
-                continue
-        except PlatformError as error:
-            report.kept.append(f"{student} {assignment}: {error}")
-            continue
-        payload = {"userId": user, **score,
-                   "timestamp": ledger.next_timestamp(student, assignment, moment)}
-        try:
+            moment = now or datetime.now(UTC)
+            entry = ledger.entry(student, assignment)
             try:
-                platform.post_score(line_item, payload)
-            except PlatformError as error:
-                if error.status != 404:
-                    raise
-                ledger.line_items.pop(assignment, None)   # deleted in the LMS: made again
-                line_item = ledger.line_items[assignment] = platform.line_item(
+                line_item = ledger.line_items.get(assignment) or platform.line_item(
                     assignment, assignment, float(result["max_score"]))
-                platform.post_score(line_item, payload)
-        except PlatformError as error:
-            ledger.failed(student, assignment, user, payload, str(error), moment)
-            report.kept.append(f"{student} {assignment}: {error}")
-        else:
-            ledger.sent(student, assignment, user, payload)
-            report.sent.append(f"{student} {assignment} {score['scoreGiven']:g} / "
-                               f"{score['scoreMaximum']:g} {score['gradingProgress']}")
-        ledger.save()
-    ledger.save()
+                ledger.line_items[assignment] = line_item
+                if against_lms:
+                    if line_item not in lms_results:
+                        try:
+                            lms_results[line_item] = platform.results(line_item)
+                        except PlatformError as error:
+                            if error.status != 404:
+                                raise
+                            # The line item was deleted in the LMS: found or made again.
+                            del ledger.line_items[assignment]
+                            line_item = ledger.line_items[assignment] = platform.line_item(
+                                assignment, assignment, float(result["max_score"]))
+                            lms_results[line_item] = platform.results(line_item)
+                    held = lms_results[line_item].get(user)
+                    if held is not None and entry is not None and entry["delivered"] \
+                            and entry["user_id"] == user and _same(entry["score"], score) \
+                            and held.get("resultScore") == score["scoreGiven"] \
+                            and held.get("resultMaximum") == score["scoreMaximum"]:
+                        continue
+                elif entry is not None and entry["user_id"] == user and \
+                        _same(entry["score"], score) and entry["delivered"]:
+                    continue
+                elif not ledger.due(student, assignment, moment):
+                    report.kept.append(f"{student} {assignment}: next try at "
+                                       f"{entry['next_try']}")
+                    continue
+            except PlatformError as error:
+                report.kept.append(f"{student} {assignment}: {error}")
+                continue
+            payload = {"userId": user, **score,
+                       "timestamp": ledger.next_timestamp(student, assignment, moment)}
+            try:
+                try:
+                    platform.post_score(line_item, payload)
+                except PlatformError as error:
+                    if error.status != 404:
+                        raise
+                    ledger.line_items.pop(assignment, None)   # deleted in the LMS: made again
+                    line_item = ledger.line_items[assignment] = platform.line_item(
+                        assignment, assignment, float(result["max_score"]))
+                    platform.post_score(line_item, payload)
+            except PlatformError as error:
+                ledger.failed(student, assignment, user, payload, str(error), moment)
+                report.kept.append(f"{student} {assignment}: {error}")
+            else:
+                ledger.sent(student, assignment, user, payload)
+                report.sent.append(f"{student} {assignment} {score['scoreGiven']:g} / "
+                                   f"{score['scoreMaximum']:g} {score['gradingProgress']}")
+            ledger.save()
     return report

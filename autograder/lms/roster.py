@@ -26,13 +26,15 @@ depend on the order of a download, and no two people ever share one.
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..course import Course
+from ..course.records import locked, read_record, write_record
 
 ROSTER_FILE = "lms-roster.json"
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
@@ -71,19 +73,28 @@ class Roster:
 
     @classmethod
     def of(cls, course: Course) -> Roster:
+        """The roster as it stands, to read (to change it: :meth:`updating`)."""
         path = course.root / ROSTER_FILE
-        if not path.exists():
-            return cls(path)
-        data = json.loads(path.read_text(encoding="utf-8"))
-        return cls(path, data.get("students", {}), data.get("submissions", {}))
+        record = read_record(path)
+        return cls(path, record.get("students", {}), record.get("submissions", {}))
 
-    def save(self) -> None:
-        partial = self.path.with_name(self.path.name + ".partial")
-        partial.write_text(json.dumps({"students": self.students,
-                                       "submissions": self.submissions},
-                                      ensure_ascii=False, indent=1, sort_keys=True) + "\n",
-                           encoding="utf-8")
-        os.replace(partial, self.path)
+    @classmethod
+    @contextmanager
+    def updating(cls, course: Course) -> Iterator[Roster]:
+        """The roster, read under its lock and written back (if changed) before the lock is
+        released: the hub, the grading service and ``collect`` change it, maybe at once
+        (:mod:`~autograder.course.records`)."""
+        path = course.root / ROSTER_FILE
+        with locked(path):
+            roster = cls.of(course)
+            before = roster.as_record()
+            yield roster
+            if roster.as_record() != before:
+                write_record(path, roster.as_record())
+
+    def as_record(self) -> dict:
+        return json.loads(json.dumps({"students": self.students,
+                                      "submissions": self.submissions}))
 
     def owner(self, key: str) -> str | None:
         """The student an identity key belongs to."""

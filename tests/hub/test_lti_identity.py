@@ -36,13 +36,15 @@ MEMBERS = [Member("ada", "student"), Member("ben", "student"), Member("dan", "st
 
 
 def roster(tmp_path) -> Roster:
-    found = Roster(tmp_path / "lms-roster.json")
-    found.remember("ada", "canvas", "Ada L", ["lti:sub-ada", email_key("ada@school.example")])
-    found.remember("ben", "canvas", "Ben K", [email_key("Ben@School.example")])
-    found.remember("tina", "lti", "Tina T", ["lti:sub-tina"])
-    found.remember("zed", "canvas", "Zed Z", ["lti:sub-zed"])     # not on the class list
-    found.remember("dan", "canvas", "Dan", ["lti:sub-dan", email_key("dan@school.example")])
-    return found
+    """The course's roster on disk, as the hub reads it."""
+    with Roster.updating(Course.at(tmp_path)) as found:
+        found.remember("ada", "canvas", "Ada L", ["lti:sub-ada",
+                                                  email_key("ada@school.example")])
+        found.remember("ben", "canvas", "Ben K", [email_key("Ben@School.example")])
+        found.remember("tina", "lti", "Tina T", ["lti:sub-tina"])
+        found.remember("zed", "canvas", "Zed Z", ["lti:sub-zed"])     # not on the class list
+        found.remember("dan", "canvas", "Dan", ["lti:sub-dan", email_key("dan@school.example")])
+    return Roster.of(Course.at(tmp_path))
 
 
 def claims(sub: str, roles=(LEARNER,), email: str = "") -> dict:
@@ -58,7 +60,8 @@ def test_matched_by_email_the_identity_is_remembered(tmp_path):
     known = roster(tmp_path)
     found = identify(claims("sub-ben", email="ben@school.EXAMPLE"), MEMBERS, known)
     assert (found.user, found.remember) == ("ben", True)
-    remember_identity(known, found, claims("sub-ben", email="ben@school.example"))
+    with Roster.updating(Course.at(tmp_path)) as changed:
+        remember_identity(changed, found, claims("sub-ben", email="ben@school.example"))
     again = Roster.of(Course.at(tmp_path))
     assert "lti:sub-ben" in again.students["ben"]["keys"]
     assert (again.path.stat().st_mode & 0o777) == 0o600

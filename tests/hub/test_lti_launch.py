@@ -85,11 +85,11 @@ def test_launches_from_the_lms(browser):
 def _launches(course, hub, lms, browser) -> None:
     ada, ben, cyd = hub.students
     prof = hub.instructors[0]
-    roster = Roster(course.root / "lms-roster.json")
-    roster.remember(ada, "lti", "Ada Lovelace", ["lti:u-ada", email_key("ada@school.example")])
-    roster.remember(ben, "canvas", "Ben Kim", [email_key("ben@school.example")])
-    roster.remember(prof, "lti", "Pat Prof", ["lti:u-prof"])
-    roster.save()
+    with Roster.updating(course) as roster:
+        roster.remember(ada, "lti", "Ada Lovelace",
+                        ["lti:u-ada", email_key("ada@school.example")])
+        roster.remember(ben, "canvas", "Ben Kim", [email_key("ben@school.example")])
+        roster.remember(prof, "lti", "Pat Prof", ["lti:u-prof"])
     lms.add_member("u-ada", "Ada Lovelace", "ada@school.example")
     lms.add_member("u-ben", "Ben Kim", "ben@school.example")
     lms.add_member("u-prof", "Pat Prof", "prof@school.example", roles=[INSTRUCTOR])
@@ -199,9 +199,9 @@ def test_a_launched_students_grade_reaches_the_lms_pending_then_final(browser, t
                                     hub.course_id, "release", ASSIGNMENT)
                 assert published.returncode == 0, published.stderr
                 (ada,) = hub.students
-                roster = Roster(course.root / "lms-roster.json")
-                roster.remember(ada, "canvas", "Ada Lovelace", [email_key("ada@school.example")])
-                roster.save()
+                with Roster.updating(course) as roster:
+                    roster.remember(ada, "canvas", "Ada Lovelace",
+                                    [email_key("ada@school.example")])
                 lms.add_member("u-ada", "Ada Lovelace", "ada@school.example")
 
                 page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()

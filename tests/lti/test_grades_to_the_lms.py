@@ -60,11 +60,10 @@ def graded_course(tmp_path_factory):
     submit(course, "ada", filled(course))
     submit(course, "ben", filled(course, mutant.code))
     grade(course, jobs=2, progress=False)
-    roster = Roster.of(course)
-    for student in ("ada", "ben"):
-        roster.remember(student, "canvas", student.title(), [email_key(f"{student}@school.edu")],
-                        f"{student}@school.edu")
-    roster.save()
+    with Roster.updating(course) as roster:
+        for student in ("ada", "ben"):
+            roster.remember(student, "canvas", student.title(),
+                            [email_key(f"{student}@school.edu")], f"{student}@school.edu")
     return course
 
 

@@ -13,13 +13,14 @@ line item, as AGS requires (a platform ignores a score older than the one it has
 
 from __future__ import annotations
 
-import json
-import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from ...course import Course
+from ...course.records import locked, read_record, write_record
 
 LEDGER_FILE = "lti-ledger.json"
 FIRST_WAIT = timedelta(seconds=30)
@@ -43,20 +44,25 @@ class Ledger:
 
     @classmethod
     def of(cls, course: Course) -> Ledger:
+        """The ledger as it stands, to read (to change it: :meth:`updating`)."""
         path = course.root / LEDGER_FILE
-        if not path.exists():
-            return cls(path)
-        data = json.loads(path.read_text(encoding="utf-8"))
-        return cls(path, data.get("line_items", {}), data.get("scores", {}))
+        record = read_record(path)
+        return cls(path, record.get("line_items", {}), record.get("scores", {}))
+
+    @classmethod
+    @contextmanager
+    def updating(cls, course: Course) -> Iterator[Ledger]:
+        """The ledger, held under its lock for as long as the caller sends scores (the
+        grading service and ``export --lti-sync`` may sync at once: one waits for the other,
+        so no score is sent twice and no timestamp goes back); saved when left."""
+        with locked(course.root / LEDGER_FILE):
+            ledger = cls.of(course)
+            yield ledger
+            ledger.save()
 
     def save(self) -> None:
-        partial = self.path.with_name(self.path.name + ".partial")
-        descriptor = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-            json.dump({"line_items": self.line_items, "scores": self.scores}, handle,
-                      ensure_ascii=False, indent=1, sort_keys=True)
-            handle.write("\n")
-        os.replace(partial, self.path)
+        """Write the ledger (under its lock: inside :meth:`updating`)."""
+        write_record(self.path, {"line_items": self.line_items, "scores": self.scores})
 
     def entry(self, student: str, assignment: str) -> dict | None:
         return self.scores.get(student, {}).get(assignment)
