@@ -50,6 +50,7 @@ if lti is not None:
     c.CourseAuthenticator.private_key = str(lti.private_key)
     c.CourseAuthenticator.course_root = str(settings.course)
     c.CourseAuthenticator.class_list = str(settings.class_list)
+    c.CourseAuthenticator.nonce_file = str(state / "lti-nonces.json")
 
 python = str(settings.python)
 c.Spawner.cmd = [str(settings.students_python), "-m", "jupyterhub.singleuser"]

@@ -9,7 +9,8 @@ signature against the platform's JWKS, ``iss``, ``aud``, ``exp`` and ``iat``). W
 leaves out, this module adds: the ``deployment_id`` must be the registered one, ``azp`` (when
 given) the client id, the LTI ``version`` 1.3.0, the ``message_type`` one the course
 answers, and a ``nonce`` is accepted once only (kept by the hub until the token expires,
-not only in a cookie a replayed request could carry along).
+in a file of its state folder that outlives a restart, not only in a cookie a replayed
+request could carry along).
 
 Who is who, never merged: the platform's user (``sub``) is the hub user the course's LMS
 roster (``lms-roster.json``) already knows as ``lti:<sub>``; else the one whose ``email:``
@@ -34,7 +35,6 @@ import html
 import json
 import pwd
 import secrets
-import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,6 +52,7 @@ from tornado import web
 from traitlets import Unicode
 
 from autograder.course import Course
+from autograder.course.records import updating
 from autograder.lms.lti.keys import public_jwk
 from autograder.lms.roster import LTI_KEY, Roster, email_key, lti_key
 
@@ -85,19 +86,22 @@ class VerifiedLaunch(dict):
 # ---- the checks the library leaves out ---------------------------------------------------
 
 class Nonces:
-    """Nonces seen, each kept until its token's expiry: a nonce is accepted once."""
+    """Nonces seen, each kept until its token's expiry (ten minutes at least): a nonce is
+    accepted once. Kept in a file of the hub's state (under its lock, see
+    :mod:`autograder.course.records`), so a launch captured before the hub restarts is
+    still refused after it."""
 
-    def __init__(self) -> None:
-        self._seen: dict[str, float] = {}
-        self._lock = threading.Lock()
+    def __init__(self, path: Path) -> None:
+        self.path = path
 
     def use(self, nonce: str, expires: float) -> bool:
         now = time.time()
-        with self._lock:
-            self._seen = {n: e for n, e in self._seen.items() if e > now}
-            if nonce in self._seen:
+        with updating(self.path) as seen:
+            for old in [n for n, ends in seen.items() if ends <= now]:
+                del seen[old]
+            if nonce in seen:
                 return False
-            self._seen[nonce] = max(expires, now + 600)
+            seen[nonce] = max(expires, now + 600)
             return True
 
 
@@ -362,10 +366,12 @@ class CourseAuthenticator(LTI13Authenticator, PAMAuthenticator):
     class_list = Unicode(config=True, help="The class list (hub/settings.py read_class).")
     deployment_id = Unicode(config=True, help="The registered deployment of the tool.")
     private_key = Unicode(config=True, help="The tool's private key (PEM file).")
+    nonce_file = Unicode(config=True, help="Where the launches' nonces are kept until they "
+                         "expire (a JSON file in the hub's state folder).")
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
-        self.nonces = Nonces()
+        self.nonces = Nonces(Path(self.nonce_file))
         self.deep_link_requests: dict[str, tuple[str, dict, float]] = {}
 
     @property

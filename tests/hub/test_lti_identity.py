@@ -5,6 +5,7 @@ deep linking response, verified by the test platform written apart."""
 
 from __future__ import annotations
 
+import json
 import time
 
 import jwt
@@ -122,7 +123,7 @@ def test_the_class_list_may_name_emails(tmp_path):
         read_class(path)
 
 
-def test_the_checks_the_library_leaves_out():
+def test_the_checks_the_library_leaves_out(tmp_path):
     good = {"azp": "client", "nonce": "n1", CLAIM + "version": "1.3.0",
             CLAIM + "deployment_id": "dep", CLAIM + "message_type": "LtiResourceLinkRequest"}
     check_claims(good, "client", "dep")
@@ -134,10 +135,17 @@ def test_the_checks_the_library_leaves_out():
                           ({"nonce": ""}, ValidationError)):
         with pytest.raises(error):
             check_claims({**good, **change}, "client", "dep")
-    nonces = Nonces()
+    nonces = Nonces(tmp_path / "lti-nonces.json")
     assert nonces.use("n1", time.time() + 300)
     assert not nonces.use("n1", time.time() + 300)
     assert nonces.use("n2", time.time() + 300)
+    restarted = Nonces(tmp_path / "lti-nonces.json")       # the hub started again
+    assert not restarted.use("n1", time.time() + 300)
+    seen = json.loads((tmp_path / "lti-nonces.json").read_text())
+    seen["n2"] = time.time() - 1                          # n2's token has expired since
+    (tmp_path / "lti-nonces.json").write_text(json.dumps(seen))
+    assert restarted.use("n3", time.time() + 300)
+    assert set(json.loads((tmp_path / "lti-nonces.json").read_text())) == {"n1", "n3"}
 
 
 def test_the_deep_linking_response_is_the_platforms_to_verify(tmp_path):
