@@ -36,6 +36,14 @@ c.JupyterHub.authenticator_class = "pam"
 c.Authenticator.allowed_users = set(settings.students) | set(settings.instructors)
 c.Authenticator.delete_invalid_users = True
 
+# The students' Python sees the course's packages (hub/classroom.py), and Jupyter's
+# configuration and data of the course's environment: JupyterLab, nbgrader's extensions.
+students_environment = {
+    "JUPYTER_CONFIG_PATH": f"{settings.student_config}:{sys.prefix}/etc/jupyter",
+    "JUPYTER_PATH": f"{sys.prefix}/share/jupyter",
+    "PATH": f"{settings.students_python.parent}:/usr/local/bin:/usr/bin:/bin",
+}
+
 # LTI 1.3 launches from Canvas or Moodle (hub/lti.py), where the course has an lti.toml: the
 # platform's login initiation at /hub/lti13/oauth_login, its id_token posted back to
 # /hub/lti13/oauth_callback. The local login stays.
@@ -51,17 +59,14 @@ if lti is not None:
     c.CourseAuthenticator.course_root = str(settings.course)
     c.CourseAuthenticator.class_list = str(settings.class_list)
     c.CourseAuthenticator.nonce_file = str(state / "lti-nonces.json")
+    # A student launching an assignment not fetched yet gets it fetched, as themselves.
+    c.CourseAuthenticator.students_python = str(settings.students_python)
+    c.CourseAuthenticator.student_environment = students_environment
 
 python = str(settings.python)
 c.Spawner.cmd = [str(settings.students_python), "-m", "jupyterhub.singleuser"]
 c.Spawner.default_url = "/lab"
-# The students' Python sees the course's packages (hub/classroom.py), and Jupyter's
-# configuration and data of the course's environment: JupyterLab, nbgrader's extensions.
-c.Spawner.environment = {
-    "JUPYTER_CONFIG_PATH": f"{settings.student_config}:{sys.prefix}/etc/jupyter",
-    "JUPYTER_PATH": f"{sys.prefix}/share/jupyter",
-    "PATH": f"{settings.students_python.parent}:/usr/local/bin:/usr/bin:/bin",
-}
+c.Spawner.environment = students_environment
 c.Spawner.http_timeout = 60
 c.Spawner.start_timeout = 120
 

@@ -24,6 +24,8 @@ Deep linking: an instructor's ``LtiDeepLinkingRequest`` shows the course's assig
 those chosen go back to the platform as one ``ltiResourceLink`` each (custom parameter
 ``assignment``) with its ``lineItem`` (tag and resourceId the assignment's name, the tag
 grade passback finds it by), in an ``LtiDeepLinkingResponse`` signed with the tool's key.
+Such a link opens the student's JupyterLab in the assignment's folder, fetched for them
+first (nbgrader's fetch, run as the student) if they had not fetched it.
 
 The local login (PAM, ``/hub/login``) stays as it was.
 """
@@ -33,8 +35,10 @@ from __future__ import annotations
 import asyncio
 import html
 import json
+import os
 import pwd
 import secrets
+import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,7 +53,7 @@ from ltiauthenticator.lti13.auth import LTI13Authenticator
 from ltiauthenticator.lti13.error import InvalidAudienceError, ValidationError
 from ltiauthenticator.lti13.handlers import LTI13CallbackHandler, LTI13LoginInitHandler
 from tornado import web
-from traitlets import Unicode
+from traitlets import Dict, Unicode
 
 from autograder.course import Course
 from autograder.course.records import updating
@@ -68,6 +72,7 @@ INSTRUCTOR_ROLES = frozenset({
     "http://purl.imsglobal.org/vocab/lis/v2/membership/Instructor#TeachingAssistant"})
 RESOURCE_LINK, DEEP_LINKING = "LtiResourceLinkRequest", "LtiDeepLinkingRequest"
 NOT_LISTED = "You are not on this course's class list — ask your instructor."
+FETCH_SECONDS = 120       # nbgrader's fetch for a student who launches an assignment
 
 
 class Refused(web.HTTPError):
@@ -196,6 +201,13 @@ def identified(course: Course, claims: dict, members: list[Member]) -> Identity:
 
 # ---- assignments, for deep linking ----------------------------------------------------
 
+def released(course: Course) -> set[str]:
+    """The names of the course's released assignments (``release/``)."""
+    if not course.release.is_dir():
+        return set()
+    return {folder.name for folder in course.release.iterdir() if folder.is_dir()}
+
+
 def assignment_points(course: Course, assignment: str) -> float:
     """The points of an assignment: nbgrader's ``points`` of its released notebooks' cells
     (the source's where it is not released yet); 1 where it has none."""
@@ -295,8 +307,8 @@ class CallbackHandler(LTI13CallbackHandler):
             self.redirect(url_path_join(self.hub.base_url, "lti13", "deep_link")
                           + f"?request={ticket}")
             return
-        self.redirect(auth.landing(self.hub.base_url, self.base_url, user.name,
-                                   assignment_of(claims)))
+        self.redirect(await auth.landing(self.hub.base_url, self.base_url, user.name,
+                                         assignment_of(claims)))
 
 
 class LaunchTargetHandler(BaseHandler):
@@ -304,10 +316,10 @@ class LaunchTargetHandler(BaseHandler):
     goes to their JupyterLab, at the assignment."""
 
     @web.authenticated
-    def get(self) -> None:
-        self.redirect(self.authenticator.landing(self.hub.base_url, self.base_url,
-                                                 self.current_user.name,
-                                                 self.get_argument("assignment", "")))
+    async def get(self) -> None:
+        self.redirect(await self.authenticator.landing(self.hub.base_url, self.base_url,
+                                                       self.current_user.name,
+                                                       self.get_argument("assignment", "")))
 
 
 class DeepLinkHandler(BaseHandler):
@@ -366,6 +378,10 @@ class CourseAuthenticator(LTI13Authenticator, PAMAuthenticator):
     class_list = Unicode(config=True, help="The class list (hub/settings.py read_class).")
     deployment_id = Unicode(config=True, help="The registered deployment of the tool.")
     private_key = Unicode(config=True, help="The tool's private key (PEM file).")
+    students_python = Unicode(config=True, help="The Python of the students' JupyterLab "
+                              "(runs nbgrader's fetch as a student who launches an assignment).")
+    student_environment = Dict(config=True, help="The environment of the students' servers "
+                               "(Spawner.environment): their Jupyter configuration and path.")
     nonce_file = Unicode(config=True, help="Where the launches' nonces are kept until they "
                          "expire (a JSON file in the hub's state folder).")
 
@@ -406,14 +422,46 @@ class CourseAuthenticator(LTI13Authenticator, PAMAuthenticator):
                       identity.user, identity.role)
         return {"name": identity.user}
 
-    def landing(self, hub_base: str, base_url: str, user: str, assignment: str) -> str:
+    async def landing(self, hub_base: str, base_url: str, user: str, assignment: str) -> str:
         """Where a launch goes: the user's JupyterLab (started if it is not running), at the
-        assignment's folder if they have fetched it."""
+        assignment's folder — for a student who has not fetched it yet, fetched for them
+        first (:meth:`fetch_for`), so that the LMS's item opens the assignment itself."""
         lab = url_path_join(base_url, "user", user, "lab")
-        if assignment and "/" not in assignment and not assignment.startswith("."):
-            try:
-                if (Path(pwd.getpwnam(user).pw_dir) / assignment).is_dir():
-                    lab = url_path_join(lab, "tree", quote(assignment))
-            except (KeyError, OSError):
-                pass
+        try:
+            home = Path(pwd.getpwnam(user).pw_dir)
+        except KeyError:                   # a spawner without local homes: JupyterLab's start
+            home = None
+        if home is not None and assignment and "/" not in assignment \
+                and not assignment.startswith("."):
+            folder = home / assignment
+            if not folder.is_dir() and assignment in released(self.course) \
+                    and any(m.user == user and m.role == STUDENT
+                            for m in read_class(Path(self.class_list))):
+                await asyncio.to_thread(self.fetch_for, user, assignment)
+            if folder.is_dir():
+                lab = url_path_join(lab, "tree", quote(assignment))
         return url_path_join(hub_base, "spawn", user) + "?next=" + quote(lab, safe="")
+
+    def fetch_for(self, user: str, assignment: str) -> None:
+        """nbgrader's fetch of a released assignment into the student's home, run as the
+        student (as the Assignment List's Fetch runs it: their files, their permissions),
+        with the students' Python and Jupyter configuration. Nothing when the hub cannot act
+        as its users (not root) or the assignment is not released: the launch then opens
+        JupyterLab, where the Assignment List says what there is."""
+        if os.geteuid() != 0 or not self.students_python:
+            return
+        entry = pwd.getpwnam(user)
+        environment = {"HOME": entry.pw_dir, "USER": user, "LOGNAME": user,
+                       "PATH": "/usr/local/bin:/usr/bin:/bin", **self.student_environment}
+        command = ["setpriv", f"--reuid={entry.pw_uid}", f"--regid={entry.pw_gid}",
+                   "--init-groups", "--", self.students_python, "-m", "nbgrader",
+                   "fetch_assignment", assignment]
+        try:
+            fetched = subprocess.run(command, cwd=entry.pw_dir, env=environment, check=False,
+                                     capture_output=True, text=True, timeout=FETCH_SECONDS)
+        except (OSError, subprocess.TimeoutExpired) as error:
+            self.log.warning("LTI launch: %s's %s not fetched: %s", user, assignment, error)
+            return
+        if fetched.returncode != 0:
+            self.log.info("LTI launch: %s's %s not fetched: %s", user, assignment,
+                          fetched.stderr.strip().splitlines()[-1:])

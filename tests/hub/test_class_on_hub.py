@@ -48,9 +48,11 @@ def lab(browser, hub, user: str):
     return page
 
 
-def work_and_submit(page, user: str, notebook: dict) -> None:
-    """Fetch the assignment, save the work in it (as JupyterLab saves a notebook), submit."""
-    page.get_by_role("button", name="Fetch").click()
+def work_and_submit(page, user: str, notebook: dict, fetch: bool = True) -> None:
+    """Fetch the assignment (unless it is fetched), save the work in it (as JupyterLab
+    saves a notebook), submit."""
+    if fetch:
+        page.get_by_role("button", name="Fetch").click()
     page.get_by_role("button", name="Submit").wait_for(timeout=60_000)
     saved = page.evaluate(PUT_NOTEBOOK, [f"/user/{user}/api/contents/{ASSIGNMENT}/"
                                          f"{ASSIGNMENT}.ipynb",

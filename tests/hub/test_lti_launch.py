@@ -9,11 +9,13 @@ someone the class list does not have and a learner on an instructor's account ar
 from __future__ import annotations
 
 import json
+import pwd
 import re
 import shutil
 import time
 import uuid
 from html import unescape
+from pathlib import Path
 
 import nbformat
 import pytest
@@ -179,10 +181,11 @@ def _launches(course, hub, lms, browser) -> None:
 
 
 def test_a_launched_students_grade_reaches_the_lms_pending_then_final(browser, tmp_path):
-    """End to end: Ada clicks the course's link in the LMS, is in her JupyterLab, fetches
-    the assignment in the Assignment List, works and submits; the hub's grading service
-    grades it and the LMS's line item gets her score, pending while her written answers
-    await a person; once a person grades them, the final score follows by itself."""
+    """End to end: Ada clicks the assignment's link in the LMS and is in her JupyterLab, in
+    the assignment, fetched for her; she works and submits in the Assignment List; the hub's
+    grading service grades it and the LMS's line item gets her score, pending while her
+    written answers await a person; once a person grades them, the final score follows by
+    itself."""
     need_root()
     place = TEST_ROOT / f"course-{uuid.uuid4().hex}"
     place.mkdir(parents=True, mode=0o755)
@@ -208,13 +211,18 @@ def test_a_launched_students_grade_reaches_the_lms_pending_then_final(browser, t
                 page.goto(lms.initiate_login(f"{hub.url}/hub/lti13/oauth_login",
                                              f"{hub.url}/hub/lti13/launch?assignment={ASSIGNMENT}",
                                              "u-ada", custom={"assignment": ASSIGNMENT}))
-                page.wait_for_url(re.compile(f"^{re.escape(hub.url)}/user/{ada}/lab"),
-                                  timeout=180_000)
-                page.wait_for_selector(".jp-LauncherCard, .jp-DirListing", timeout=180_000)
+                # The LMS's item opens the assignment: fetched for her, as her, on arrival.
+                page.wait_for_url(re.compile(
+                    f"^{re.escape(hub.url)}/user/{ada}/lab/tree/{ASSIGNMENT}"), timeout=180_000)
+                page.locator(".jp-DirListing-item", has_text=f"{ASSIGNMENT}.ipynb") \
+                    .first.wait_for(timeout=120_000)
+                fetched = Path(pwd.getpwnam(ada).pw_dir) / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+                assert fetched.stat().st_uid == pwd.getpwnam(ada).pw_uid
                 page.click(".lm-MenuBar-itemLabel:text('Nbgrader')")
                 page.click(".lm-Menu-itemLabel:text('Assignment List')")
-                page.get_by_role("button", name="Fetch").wait_for(timeout=60_000)
-                work_and_submit(page, ada, json.loads(nbformat.writes(filled(course))))
+                page.get_by_role("button", name="Submit").wait_for(timeout=60_000)
+                work_and_submit(page, ada, json.loads(nbformat.writes(filled(course))),
+                                fetch=False)
 
                 pending = _score_at_the_lms(lms, "u-ada", "PendingManual", hub)
                 assert (pending["scoreGiven"], pending["scoreMaximum"]) == (14, 18)
