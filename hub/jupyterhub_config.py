@@ -4,8 +4,9 @@ hub/jupyterhub_config.py``). Every place and port comes from :mod:`hub.settings`
 * Students and instructors of the class list log in with their local account (PAM); each
   gets a JupyterLab of their own, started as their own user (JupyterHub's local process
   spawner), with nbgrader's Assignment List and Validate button, in their home.
-* The hub listens on 127.0.0.1 only: put a TLS proxy in front of it (nginx, Caddy) to open
-  it to a network.
+* The hub listens on 127.0.0.1 only, over http, unless it is given a certificate
+  (``HUB_TLS_CERT``, ``HUB_TLS_KEY``; then ``HUB_IP`` may open it to a network), or put a
+  TLS proxy in front of it (nginx, Caddy). An LMS's launches need https.
 * The hub starts two services and stops them with it: ``grader``, the grading service
   (``python -m autograder serve``: graded on arrival, feedback released to each student),
   and ``class-report``, the class report behind the hub's login, which only instructors
@@ -23,7 +24,9 @@ settings = HubSettings.from_environment()
 state = settings.state
 c = get_config()  # noqa: F821 -- provided by traitlets when it loads this file
 
-c.JupyterHub.bind_url = f"http://127.0.0.1:{settings.port}"
+c.JupyterHub.bind_url = f"{'https' if settings.tls else 'http'}://{settings.ip}:{settings.port}"
+if settings.tls:          # the proxy serves https itself (HUB_TLS_CERT, HUB_TLS_KEY)
+    c.JupyterHub.ssl_cert, c.JupyterHub.ssl_key = (str(path) for path in settings.tls)
 c.JupyterHub.hub_bind_url = f"http://127.0.0.1:{settings.hub_api_port}"
 c.JupyterHub.db_url = f"sqlite:///{state / 'jupyterhub.sqlite'}"
 c.JupyterHub.cookie_secret_file = str(state / "jupyterhub_cookie_secret")

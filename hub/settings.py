@@ -5,11 +5,16 @@ variable               what                                             default
 =====================  ===============================================  ===================
 ``HUB_STATE``          the hub's own files: its database, cookie secret,  ``.hub`` in the
                        the students' Jupyter configuration              course
-``HUB_PORT``           the address students open (127.0.0.1)            8000
+``HUB_PORT``           the port students open                           8000
+``HUB_IP``             the address it listens on (0.0.0.0: every        127.0.0.1
+                       network of the machine; with TLS only)
 ``HUB_COURSE``         the course directory the grading service grades  the repository
 ``AUTOGRADER_EXCHANGE``  nbgrader's exchange                            /srv/nbgrader/exchange
 ``AUTOGRADER_COURSE_ID``  the course's id in it                         attention-nlp
 ``HUB_CLASS``          the class list: ``user,role[,email]`` per line   ``hub/class.csv``
+``HUB_TLS_CERT``,      the hub's certificate and key (PEM): https at    none: http (put a
+``HUB_TLS_KEY``        the address students open, as an LMS's launches  TLS proxy in front)
+                       need
 =====================  ===============================================  ===================
 
 The hub's internal API, the proxy's API and the instructors' view of the grading service
@@ -87,6 +92,8 @@ class HubSettings:
     exchange: Exchange
     class_list: Path
     members: list[Member] = field(default_factory=list)
+    tls: tuple[Path, Path] | None = None       # (certificate, key)
+    ip: str = "127.0.0.1"
 
     @classmethod
     def from_environment(cls) -> HubSettings:
@@ -95,9 +102,17 @@ class HubSettings:
                                                  "/srv/nbgrader/exchange"),
                                   os.environ.get("AUTOGRADER_COURSE_ID", DEFAULT_COURSE_ID))
         class_list = Path(os.environ.get("HUB_CLASS", REPOSITORY / "hub" / "class.csv"))
+        certificate, key = os.environ.get("HUB_TLS_CERT"), os.environ.get("HUB_TLS_KEY")
+        if bool(certificate) != bool(key):
+            raise SystemExit("HUB_TLS_CERT and HUB_TLS_KEY go together: set both or neither")
+        ip = os.environ.get("HUB_IP", "127.0.0.1")
+        if ip != "127.0.0.1" and not certificate:
+            raise SystemExit(f"HUB_IP={ip} opens the hub to a network: only with TLS "
+                             "(HUB_TLS_CERT, HUB_TLS_KEY), passwords never travel in clear")
         return cls(Path(os.environ.get("HUB_STATE", course / ".hub")).resolve(),
                    int(os.environ.get("HUB_PORT", "8000")), course, exchange, class_list,
-                   read_class(class_list) if class_list.exists() else [])
+                   read_class(class_list) if class_list.exists() else [],
+                   (Path(certificate), Path(key)) if certificate and key else None, ip)
 
     @property
     def lti(self) -> LtiSettings | None:

@@ -11,6 +11,7 @@ import time
 import uuid
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import requests
@@ -39,6 +40,34 @@ def free_ports(count: int) -> int:
     raise RuntimeError("no free ports")
 
 
+def self_signed(folder: Path, host: str) -> tuple[Path, Path]:
+    """A certificate for ``host`` signed by its own key, valid a day: (certificate, key)."""
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, host)])
+    now = datetime.now(UTC)
+    certificate = (x509.CertificateBuilder().subject_name(name).issuer_name(name)
+                   .public_key(key.public_key()).serial_number(x509.random_serial_number())
+                   .not_valid_before(now - timedelta(minutes=5))
+                   .not_valid_after(now + timedelta(days=1))
+                   .add_extension(x509.SubjectAlternativeName([x509.DNSName(host)]),
+                                  critical=False)
+                   .add_extension(x509.BasicConstraints(ca=True, path_length=None),
+                                  critical=True)
+                   .sign(key, hashes.SHA256()))
+    certificate_path, key_path = folder / "hub-cert.pem", folder / "hub-key.pem"
+    certificate_path.write_bytes(certificate.public_bytes(serialization.Encoding.PEM))
+    key_path.write_bytes(key.private_bytes(serialization.Encoding.PEM,
+                                           serialization.PrivateFormat.PKCS8,
+                                           serialization.NoEncryption()))
+    key_path.chmod(0o600)
+    return certificate_path, key_path
+
+
 @dataclass
 class Hub:
     url: str
@@ -48,10 +77,12 @@ class Hub:
     exchange: Path
     course_id: str
     log: Path
+    verify: str | bool = True      # what requests trusts: the test's certificate, with TLS
 
     def login(self, user: str) -> requests.Session:
         """A browser-like session of ``user``, logged in through the hub's login form."""
         session = requests.Session()
+        session.verify = self.verify
         session.get(f"{self.url}/hub/login", timeout=30)
         answer = session.post(f"{self.url}/hub/login?next=", timeout=60,
                               data={"username": user, "password": self.password,
@@ -113,7 +144,10 @@ class Student:
 
 @contextmanager
 def running_hub(course_root: Path, students: int = 3, instructors: int = 1,
-                course_id: str = "attention-nlp"):
+                course_id: str = "attention-nlp", tls: bool = False):
+    """The course's hub on loopback with ``students`` and ``instructors`` as local users;
+    with ``tls``, over https at ``https://localhost:<port>`` (a certificate made for the
+    test: another site than the ``127.0.0.1`` of a test LMS, as a real LMS is)."""
     place = TEST_ROOT / uuid.uuid4().hex
     place.mkdir(parents=True)
     for folder in (TEST_ROOT, place):
@@ -129,6 +163,11 @@ def running_hub(course_root: Path, students: int = 3, instructors: int = 1,
         env = {**os.environ, "HUB_STATE": str(place / "state"), "HUB_PORT": str(port),
                "HUB_COURSE": str(course_root), "HUB_CLASS": str(class_list),
                "AUTOGRADER_EXCHANGE": str(place / "exchange"), "AUTOGRADER_COURSE_ID": course_id}
+        verify: str | bool = True
+        if tls:
+            certificate, key = self_signed(place, "localhost")
+            env |= {"HUB_TLS_CERT": str(certificate), "HUB_TLS_KEY": str(key)}
+            verify = str(certificate)
         subprocess.run([sys.executable, "-m", "hub.classroom", "setup"], env=env, cwd=REPO,
                        check=True, capture_output=True)
         log = place / "hub.log"
@@ -138,12 +177,12 @@ def running_hub(course_root: Path, students: int = 3, instructors: int = 1,
                  str(REPO / "hub" / "jupyterhub_config.py")],
                 env=env, cwd=place, stdout=handle, stderr=subprocess.STDOUT,
                 start_new_session=True)
-        url = f"http://127.0.0.1:{port}"
+        url = f"https://localhost:{port}" if tls else f"http://127.0.0.1:{port}"
         try:
             deadline = time.monotonic() + 90
             while True:
                 try:
-                    if requests.get(f"{url}/hub/health", timeout=5).ok:
+                    if requests.get(f"{url}/hub/health", timeout=5, verify=verify).ok:
                         break
                 except requests.ConnectionError:
                     pass
@@ -151,7 +190,7 @@ def running_hub(course_root: Path, students: int = 3, instructors: int = 1,
                     raise RuntimeError(f"the hub did not start:\n{log.read_text()[-4000:]}")
                 time.sleep(0.5)
             yield Hub(url, users[:students], users[students:], password, place / "exchange",
-                      course_id, log)
+                      course_id, log, verify)
         finally:
             from tests.conftest import stop_group
 

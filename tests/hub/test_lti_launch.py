@@ -250,3 +250,48 @@ def _score_at_the_lms(lms, user: str, progress: str, hub, timeout: float = 300) 
     raise AssertionError(f"no {progress} score for {user} at the LMS:\n"
                          + "\n".join(line for line in hub.log.read_text().splitlines()
                                      if "ServerApp" not in line)[-4000:])
+
+
+def test_a_launch_from_another_site_over_https(browser):
+    """As a real LMS launches: the platform on a site of its own (``http://127.0.0.1``) and
+    the hub over https on another (``https://localhost``). The platform posts the id_token
+    back across sites: the student arrives in JupyterLab, and the hub's state and nonce
+    cookies say ``SameSite=None; Secure`` — without it, a browser sends them with a
+    cross-site post only by grace (Chromium: in the cookie's first two minutes, its Lax+POST
+    allowance; Firefox and Safari: not at all), so the attributes are asserted, not only
+    the arrival (a hub that left them out got in here, and failed the assertion)."""
+    need_root()
+    place = TEST_ROOT / f"course-{uuid.uuid4().hex}"
+    place.mkdir(parents=True, mode=0o755)
+    try:
+        course = make_course(place / "course")
+        pem = ensure_private_key(course.root / "lti-private-key.pem")
+        with Platform() as lms:
+            (course.root / "lti.toml").write_text(LTI_TOML.format(lms=lms))
+            with running_hub(course.root, students=1, instructors=1, tls=True) as hub:
+                assert hub.url.startswith("https://localhost:")
+                lms.register_tool(public_jwks(pem),
+                                  redirect_uris=[f"{hub.url}/hub/lti13/oauth_callback"],
+                                  login_url=f"{hub.url}/hub/lti13/oauth_login")
+                (ada,) = hub.students
+                with Roster.updating(course) as roster:
+                    roster.remember(ada, "lti", "Ada Lovelace", ["lti:u-ada"])
+                lms.add_member("u-ada", "Ada Lovelace", "ada@school.example")
+
+                page = browser.new_context(ignore_https_errors=True).new_page()
+                set_by_login: list[str] = []
+                page.on("response", lambda answer: set_by_login.extend(
+                    h["value"] for h in answer.headers_array() if h["name"].lower() ==
+                    "set-cookie") if "/hub/lti13/oauth_login" in answer.url else None)
+                page.goto(lms.initiate_login(f"{hub.url}/hub/lti13/oauth_login",
+                                             f"{hub.url}/hub/lti13/launch", "u-ada"))
+                page.wait_for_url(re.compile(f"^{re.escape(hub.url)}/user/{ada}/lab"),
+                                  timeout=180_000)
+                page.wait_for_selector(".jp-LauncherCard", timeout=180_000)
+                assert set_by_login, "the login initiation set no cookie"
+                for cookie in set_by_login:
+                    attributes = {part.strip().lower() for part in cookie.split(";")}
+                    assert {"samesite=none", "secure", "httponly"} <= attributes, cookie
+                assert violations(lms) == []
+    finally:
+        shutil.rmtree(place, ignore_errors=True)
