@@ -88,6 +88,20 @@ def start_kernel(z: zygote.Zygote, limits: bubblewrap.Limits, marker: str) -> Ke
     return km
 
 
+def one_after_another(z: zygote.Zygote, limits: bubblewrap.Limits,
+                      steps: list[tuple[str, str, str]]) -> dict[str, str]:
+    """Kernels of the zygote ``z``, one after the other, each ended and the zygote cleared
+    before the next, as a grading process uses them: ``steps`` are ``(name, marker, code)``;
+    returns ``{name: what that kernel printed}``."""
+    printed = {}
+    for name, marker, code in steps:
+        kernel = start_kernel(z, limits, marker)
+        printed[name] = run_code(kernel, code)
+        kernel.shutdown_kernel(now=True)
+        z.clear()
+    return printed
+
+
 # A correct answer to attention-scoring that also prints the program of PID 1 of its
 # sandbox: a zygote's (its ``python -c`` program begins ``import sys, types``) where the
 # kernel was forked by one, the kernel itself where it started cold.

@@ -26,6 +26,7 @@ from tests.grader.sandbox.kernel_probes import (
     INSPECT,
     THREADS,
     environments_in_tmp,
+    one_after_another,
     plant,
     run_code,
     start_kernel,
@@ -47,14 +48,10 @@ def served():
     """Two kernels of one zygote, one after the other: the first plants, the second looks."""
     z = zygote.for_this_thread()
     limits = bubblewrap.Limits(memory_bytes=5 * 1024**3, threads=5)   # not torch's default
-    first = start_kernel(z, limits, "/marker/first")
-    planted = run_code(first, plant(LEFT_SLEEP))
-    first.shutdown_kernel(now=True)
-    z.clear()
-    second = start_kernel(z, limits, "/marker/second")
-    seen = run_code(second, "print('PLANTED' in dir())\n" + INSPECT + THREADS)
-    second.shutdown_kernel(now=True)
-    yield z, planted, seen
+    printed = one_after_another(z, limits, [
+        ("planted", "/marker/first", plant(LEFT_SLEEP)),
+        ("seen", "/marker/second", "print('PLANTED' in dir())\n" + INSPECT + THREADS)])
+    yield z, printed["planted"], printed["seen"]
     zygote.stop_all()
 
 

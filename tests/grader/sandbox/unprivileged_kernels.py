@@ -18,7 +18,7 @@ import sys
 import threading
 
 from autograder.sandbox import bubblewrap, zygote
-from tests.grader.sandbox.kernel_probes import INSPECT, THREADS, plant, run_code, start_kernel
+from tests.grader.sandbox.kernel_probes import INSPECT, THREADS, one_after_another, plant
 
 REACH_THE_ZYGOTE = '''
 import ctypes, signal
@@ -65,17 +65,12 @@ def main() -> None:
         print(json.dumps({"zygote": None}))
         return
     limits = bubblewrap.Limits(memory_bytes=5 * 1024**3, threads=2)
-    findings = {"zygote": str(kernels.folder)}
-    for name, marker, code in (("planted", "/marker/first", plant(left_sleep)),
-                               ("seen", "/marker/second",
-                                "print('PLANTED' in dir())\n" + INSPECT + THREADS
-                                + REACH_THE_ZYGOTE),
-                               ("bomb", "/marker/bomb", FORK_BOMB),
-                               ("after", "/marker/after", "print('running')")):
-        kernel = start_kernel(kernels, limits, marker)
-        findings[name] = run_code(kernel, code)
-        kernel.shutdown_kernel(now=True)
-        kernels.clear()
+    findings = {"zygote": str(kernels.folder), **one_after_another(kernels, limits, [
+        ("planted", "/marker/first", plant(left_sleep)),
+        ("seen", "/marker/second",
+         "print('PLANTED' in dir())\n" + INSPECT + THREADS + REACH_THE_ZYGOTE),
+        ("bomb", "/marker/bomb", FORK_BOMB),
+        ("after", "/marker/after", "print('running')")])}
     findings["zygote_alive"] = zygote._RUNNING[threading.get_ident()].alive()
     zygote.stop_all()
     print(json.dumps(findings))
