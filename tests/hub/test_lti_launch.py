@@ -14,6 +14,7 @@ import re
 import shutil
 import time
 import uuid
+from contextlib import contextmanager
 from html import unescape
 from pathlib import Path
 
@@ -66,7 +67,10 @@ def refused(answer: requests.Response, session: requests.Session) -> bool:
     return 400 <= answer.status_code < 500 and SESSION not in session.cookies
 
 
-def test_launches_from_the_lms(browser):
+@contextmanager
+def registered_hub(students: int, instructors: int, tls: bool = False):
+    """A scratch course registered with the test platform (``lti.toml``, the tool's key) and
+    its hub running, the platform knowing the hub's URLs: ``(course, hub, lms)``."""
     need_root()
     place = TEST_ROOT / f"course-{uuid.uuid4().hex}"
     place.mkdir(parents=True, mode=0o755)
@@ -75,13 +79,19 @@ def test_launches_from_the_lms(browser):
         pem = ensure_private_key(course.root / "lti-private-key.pem")
         with Platform() as lms:
             (course.root / "lti.toml").write_text(LTI_TOML.format(lms=lms))
-            with running_hub(course.root, students=3, instructors=1) as hub:
+            with running_hub(course.root, students=students, instructors=instructors,
+                             tls=tls) as hub:
                 lms.register_tool(public_jwks(pem),
                                   redirect_uris=[f"{hub.url}/hub/lti13/oauth_callback"],
                                   login_url=f"{hub.url}/hub/lti13/oauth_login")
-                _launches(course, hub, lms, browser)
+                yield course, hub, lms
     finally:
         shutil.rmtree(place, ignore_errors=True)
+
+
+def test_launches_from_the_lms(browser):
+    with registered_hub(students=3, instructors=1) as (course, hub, lms):
+        _launches(course, hub, lms, browser)
 
 
 def _launches(course, hub, lms, browser) -> None:
@@ -186,56 +196,43 @@ def test_a_launched_students_grade_reaches_the_lms_pending_then_final(browser, t
     grading service grades it and the LMS's line item gets her score, pending while her
     written answers await a person; once a person grades them, the final score follows by
     itself."""
-    need_root()
-    place = TEST_ROOT / f"course-{uuid.uuid4().hex}"
-    place.mkdir(parents=True, mode=0o755)
-    try:
-        course = make_course(place / "course")
-        pem = ensure_private_key(course.root / "lti-private-key.pem")
-        with Platform() as lms:
-            (course.root / "lti.toml").write_text(LTI_TOML.format(lms=lms))
-            with running_hub(course.root, students=1, instructors=1) as hub:
-                lms.register_tool(public_jwks(pem),
-                                  redirect_uris=[f"{hub.url}/hub/lti13/oauth_callback"],
-                                  login_url=f"{hub.url}/hub/lti13/oauth_login")
-                published = run_cli(course, "--exchange", str(hub.exchange), "--course-id",
-                                    hub.course_id, "release", ASSIGNMENT)
-                assert published.returncode == 0, published.stderr
-                (ada,) = hub.students
-                with Roster.updating(course) as roster:
-                    roster.remember(ada, "canvas", "Ada Lovelace",
-                                    [email_key("ada@school.example")])
-                lms.add_member("u-ada", "Ada Lovelace", "ada@school.example")
+    with registered_hub(students=1, instructors=1) as (course, hub, lms):
+        published = run_cli(course, "--exchange", str(hub.exchange), "--course-id",
+                            hub.course_id, "release", ASSIGNMENT)
+        assert published.returncode == 0, published.stderr
+        (ada,) = hub.students
+        with Roster.updating(course) as roster:
+            roster.remember(ada, "canvas", "Ada Lovelace",
+                            [email_key("ada@school.example")])
+        lms.add_member("u-ada", "Ada Lovelace", "ada@school.example")
 
-                page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
-                page.goto(lms.initiate_login(f"{hub.url}/hub/lti13/oauth_login",
-                                             f"{hub.url}/hub/lti13/launch?assignment={ASSIGNMENT}",
-                                             "u-ada", custom={"assignment": ASSIGNMENT}))
-                # The LMS's item opens the assignment: fetched for her, as her, on arrival.
-                page.wait_for_url(re.compile(
-                    f"^{re.escape(hub.url)}/user/{ada}/lab/tree/{ASSIGNMENT}"), timeout=180_000)
-                page.locator(".jp-DirListing-item", has_text=f"{ASSIGNMENT}.ipynb") \
-                    .first.wait_for(timeout=120_000)
-                fetched = Path(pwd.getpwnam(ada).pw_dir) / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
-                assert fetched.stat().st_uid == pwd.getpwnam(ada).pw_uid
-                page.click(".lm-MenuBar-itemLabel:text('Nbgrader')")
-                page.click(".lm-Menu-itemLabel:text('Assignment List')")
-                page.get_by_role("button", name="Submit").wait_for(timeout=60_000)
-                work_and_submit(page, ada, json.loads(nbformat.writes(filled(course))),
-                                fetch=False)
+        page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+        page.goto(lms.initiate_login(f"{hub.url}/hub/lti13/oauth_login",
+                                     f"{hub.url}/hub/lti13/launch?assignment={ASSIGNMENT}",
+                                     "u-ada", custom={"assignment": ASSIGNMENT}))
+        # The LMS's item opens the assignment: fetched for her, as her, on arrival.
+        page.wait_for_url(re.compile(
+            f"^{re.escape(hub.url)}/user/{ada}/lab/tree/{ASSIGNMENT}"), timeout=180_000)
+        page.locator(".jp-DirListing-item", has_text=f"{ASSIGNMENT}.ipynb") \
+            .first.wait_for(timeout=120_000)
+        fetched = Path(pwd.getpwnam(ada).pw_dir) / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+        assert fetched.stat().st_uid == pwd.getpwnam(ada).pw_uid
+        page.click(".lm-MenuBar-itemLabel:text('Nbgrader')")
+        page.click(".lm-Menu-itemLabel:text('Assignment List')")
+        page.get_by_role("button", name="Submit").wait_for(timeout=60_000)
+        work_and_submit(page, ada, json.loads(nbformat.writes(filled(course))),
+                        fetch=False)
 
-                pending = _score_at_the_lms(lms, "u-ada", "PendingManual", hub)
-                assert (pending["scoreGiven"], pending["scoreMaximum"]) == (14, 18)
+        pending = _score_at_the_lms(lms, "u-ada", "PendingManual", hub)
+        assert (pending["scoreGiven"], pending["scoreMaximum"]) == (14, 18)
 
-                grade_answers_by_hand(course, tmp_path)
-                final = _score_at_the_lms(lms, "u-ada", "FullyGraded", hub)
-                assert (final["scoreGiven"], final["scoreMaximum"]) == (18, 18)
-                (item,) = lms.line_items.values()
-                assert item["tag"] == ASSIGNMENT
-                assert lms.result(item["id"], "u-ada")["resultScore"] == 18
-                assert violations(lms) == []
-    finally:
-        shutil.rmtree(place, ignore_errors=True)
+        grade_answers_by_hand(course, tmp_path)
+        final = _score_at_the_lms(lms, "u-ada", "FullyGraded", hub)
+        assert (final["scoreGiven"], final["scoreMaximum"]) == (18, 18)
+        (item,) = lms.line_items.values()
+        assert item["tag"] == ASSIGNMENT
+        assert lms.result(item["id"], "u-ada")["resultScore"] == 18
+        assert violations(lms) == []
 
 
 def _score_at_the_lms(lms, user: str, progress: str, hub, timeout: float = 300) -> dict:
@@ -260,38 +257,25 @@ def test_a_launch_from_another_site_over_https(browser):
     cross-site post only by grace (Chromium: in the cookie's first two minutes, its Lax+POST
     allowance; Firefox and Safari: not at all), so the attributes are asserted, not only
     the arrival (a hub that left them out got in here, and failed the assertion)."""
-    need_root()
-    place = TEST_ROOT / f"course-{uuid.uuid4().hex}"
-    place.mkdir(parents=True, mode=0o755)
-    try:
-        course = make_course(place / "course")
-        pem = ensure_private_key(course.root / "lti-private-key.pem")
-        with Platform() as lms:
-            (course.root / "lti.toml").write_text(LTI_TOML.format(lms=lms))
-            with running_hub(course.root, students=1, instructors=1, tls=True) as hub:
-                assert hub.url.startswith("https://localhost:")
-                lms.register_tool(public_jwks(pem),
-                                  redirect_uris=[f"{hub.url}/hub/lti13/oauth_callback"],
-                                  login_url=f"{hub.url}/hub/lti13/oauth_login")
-                (ada,) = hub.students
-                with Roster.updating(course) as roster:
-                    roster.remember(ada, "lti", "Ada Lovelace", ["lti:u-ada"])
-                lms.add_member("u-ada", "Ada Lovelace", "ada@school.example")
+    with registered_hub(students=1, instructors=1, tls=True) as (course, hub, lms):
+        assert hub.url.startswith("https://localhost:")
+        (ada,) = hub.students
+        with Roster.updating(course) as roster:
+            roster.remember(ada, "lti", "Ada Lovelace", ["lti:u-ada"])
+        lms.add_member("u-ada", "Ada Lovelace", "ada@school.example")
 
-                page = browser.new_context(ignore_https_errors=True).new_page()
-                set_by_login: list[str] = []
-                page.on("response", lambda answer: set_by_login.extend(
-                    h["value"] for h in answer.headers_array() if h["name"].lower() ==
-                    "set-cookie") if "/hub/lti13/oauth_login" in answer.url else None)
-                page.goto(lms.initiate_login(f"{hub.url}/hub/lti13/oauth_login",
-                                             f"{hub.url}/hub/lti13/launch", "u-ada"))
-                page.wait_for_url(re.compile(f"^{re.escape(hub.url)}/user/{ada}/lab"),
-                                  timeout=180_000)
-                page.wait_for_selector(".jp-LauncherCard", timeout=180_000)
-                assert set_by_login, "the login initiation set no cookie"
-                for cookie in set_by_login:
-                    attributes = {part.strip().lower() for part in cookie.split(";")}
-                    assert {"samesite=none", "secure", "httponly"} <= attributes, cookie
-                assert violations(lms) == []
-    finally:
-        shutil.rmtree(place, ignore_errors=True)
+        page = browser.new_context(ignore_https_errors=True).new_page()
+        set_by_login: list[str] = []
+        page.on("response", lambda answer: set_by_login.extend(
+            h["value"] for h in answer.headers_array() if h["name"].lower() ==
+            "set-cookie") if "/hub/lti13/oauth_login" in answer.url else None)
+        page.goto(lms.initiate_login(f"{hub.url}/hub/lti13/oauth_login",
+                                     f"{hub.url}/hub/lti13/launch", "u-ada"))
+        page.wait_for_url(re.compile(f"^{re.escape(hub.url)}/user/{ada}/lab"),
+                          timeout=180_000)
+        page.wait_for_selector(".jp-LauncherCard", timeout=180_000)
+        assert set_by_login, "the login initiation set no cookie"
+        for cookie in set_by_login:
+            attributes = {part.strip().lower() for part in cookie.split(";")}
+            assert {"samesite=none", "secure", "httponly"} <= attributes, cookie
+        assert violations(lms) == []
